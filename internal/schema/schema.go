@@ -1,0 +1,191 @@
+// Package schema loads JSON Schema documents under bounds, refuses anything
+// that would load a resource from outside the document, compiles them with
+// santhosh-tekuri/jsonschema, and gives each a canonical digest.
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Dialect is the JSON Schema draft a document is written in.
+type Dialect string
+
+const (
+	Draft2020 Dialect = "2020-12"
+	Draft7    Dialect = "draft-07"
+)
+
+// resourceURL is where a document lives inside its private compiler. It has
+// no meaning outside this package and is never fetched.
+const resourceURL = "urn:typeward:schema"
+
+// Schema is one loaded, bounded, compiled document.
+type Schema struct {
+	Root      any    // decoded document; numbers are json.Number
+	Canonical []byte // sorted keys, no whitespace
+	Digest    string // "sha256:…" of Canonical
+	Dialect   Dialect
+
+	mu        sync.Mutex
+	compiler  *jsonschema.Compiler
+	compiled  map[string]*jsonschema.Schema // by JSON pointer
+}
+
+// Parse decodes and loads a schema document.
+func Parse(data []byte) (*Schema, error) {
+	if len(data) > MaxDocumentBytes {
+		return nil, &Error{Kind: ErrTooLarge, Detail: fmt.Sprintf("%d bytes, at most %d", len(data), MaxDocumentBytes)}
+	}
+	if err := checkDepth(data); err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, &Error{Kind: ErrSyntax, Detail: err.Error()}
+	}
+	return load(doc)
+}
+
+// FromValue loads an already decoded document (numbers should be json.Number
+// so that precision is kept; float64 is accepted).
+func FromValue(doc any) (*Schema, error) {
+	// Round-trip through canonical bytes: this bounds size and detaches the
+	// document from the caller's maps, which we must never share.
+	canon, err := Canonical(doc)
+	if err != nil {
+		return nil, &Error{Kind: ErrSyntax, Detail: err.Error()}
+	}
+	return Parse(canon)
+}
+
+func load(doc any) (*Schema, error) {
+	switch doc.(type) {
+	case map[string]any, bool:
+	default:
+		return nil, &Error{Kind: ErrInvalid, Detail: fmt.Sprintf("a schema is an object or a boolean, not %s", jsonKind(doc))}
+	}
+	dialect, err := dialectOf(doc)
+	if err != nil {
+		return nil, err
+	}
+	w := walker{}
+	if err := w.walk(doc, "", 0, true); err != nil {
+		return nil, err
+	}
+	canon, err := Canonical(doc)
+	if err != nil {
+		return nil, &Error{Kind: ErrSyntax, Detail: err.Error()}
+	}
+	s := &Schema{
+		Root:      doc,
+		Canonical: canon,
+		Digest:    Digest(canon),
+		Dialect:   dialect,
+		compiled:  map[string]*jsonschema.Schema{},
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refuseLoader{})
+	if err := c.AddResource(resourceURL, doc); err != nil {
+		return nil, &Error{Kind: ErrInvalid, Detail: err.Error()}
+	}
+	s.compiler = c
+	if _, err := s.validatorAt(""); err != nil {
+		return nil, err
+	}
+	// Every local $ref must land somewhere, checked now rather than during a
+	// type check, so that a registered schema is always resolvable.
+	for _, ref := range w.refs {
+		if _, _, err := s.Resolve(ref.ref); err != nil {
+			return nil, &Error{Kind: ErrRefUnresolved, Pointer: ref.at, Detail: fmt.Sprintf("%q", ref.ref)}
+		}
+	}
+	return s, nil
+}
+
+func dialectOf(doc any) (Dialect, error) {
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return Draft2020, nil
+	}
+	raw, present := obj["$schema"]
+	if !present {
+		return Draft2020, nil
+	}
+	uri, ok := raw.(string)
+	if !ok {
+		return "", &Error{Kind: ErrDialect, Pointer: "/$schema", Detail: "$schema must be a string"}
+	}
+	norm := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(uri, "https://"), "http://"), "#")
+	switch norm {
+	case "json-schema.org/draft/2020-12/schema":
+		return Draft2020, nil
+	case "json-schema.org/draft-07/schema":
+		return Draft7, nil
+	}
+	return "", &Error{Kind: ErrDialect, Pointer: "/$schema", Detail: fmt.Sprintf("%q: typeward accepts JSON Schema 2020-12 (the default) and draft-07", uri)}
+}
+
+// Validate reports whether v is an instance of the whole document.
+func (s *Schema) Validate(v any) error { return s.ValidateAt("", v) }
+
+// ValidateAt validates v against the subschema at pointer. Subschemas are
+// compiled on first use and kept.
+func (s *Schema) ValidateAt(pointer string, v any) error {
+	sch, err := s.validatorAt(pointer)
+	if err != nil {
+		return err
+	}
+	return sch.Validate(v)
+}
+
+func (s *Schema) validatorAt(pointer string) (*jsonschema.Schema, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sch, ok := s.compiled[pointer]; ok {
+		return sch, nil
+	}
+	sch, err := s.compiler.Compile(resourceURL + "#" + pointer)
+	if err != nil {
+		var lu *jsonschema.LoadURLError
+		if errors.As(err, &lu) {
+			return nil, &Error{Kind: ErrRemoteRef, Pointer: pointer, Detail: lu.URL}
+		}
+		return nil, &Error{Kind: ErrInvalid, Pointer: pointer, Detail: err.Error()}
+	}
+	s.compiled[pointer] = sch
+	return sch, nil
+}
+
+// refuseLoader is the compiler's only loader: typeward never fetches a
+// schema, from the network or from the file system.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("typeward does not load external schemas (%s)", url)
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number, float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
