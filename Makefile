@@ -1,0 +1,37 @@
+# typeward: `make run` starts it, `make test` proves it.
+GO      ?= go
+BIN     := bin/typeward
+PKGS    := ./...
+FUZZTIME ?= 30s
+
+.PHONY: help build run test bench fuzz lint clean
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+
+build: ## build bin/typeward
+	$(GO) build -o $(BIN) ./cmd/typeward
+
+run: build ## validate the example pipelines (the server comes with a later issue)
+	-./$(BIN) validate --registry examples/registry.json examples/pipeline-valid.json
+	-./$(BIN) validate --registry examples/registry.json examples/pipeline-invalid.json
+
+test: ## every test, with the race detector (database tests use DATABASE_URL or the local default)
+	$(GO) test -race -count=1 $(PKGS)
+
+bench: ## every benchmark, once each
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+fuzz: ## run each fuzz target for FUZZTIME
+	@for pkg in $$($(GO) list $(PKGS)); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+lint: ## gofmt and go vet
+	@test -z "$$(gofmt -l .)" || (gofmt -l .; exit 1)
+	$(GO) vet $(PKGS)
+
+clean: ## remove build output
+	rm -rf bin

@@ -1,0 +1,41 @@
+// Package postgres is the Postgres implementation of typeward's storage,
+// on pgx/v5.
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DB is a connection pool to typeward's database.
+type DB struct {
+	Pool *pgxpool.Pool
+}
+
+// Open connects and checks the connection. It does not migrate.
+func Open(ctx context.Context, databaseURL string) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		// pgx's message may echo the URL, password included: keep it out.
+		return nil, fmt.Errorf("postgres: DATABASE_URL does not parse")
+	}
+	return OpenConfig(ctx, cfg)
+}
+
+// OpenConfig connects with a prepared pool configuration.
+func OpenConfig(ctx context.Context, cfg *pgxpool.Config) (*DB, error) {
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: ping: %w", err)
+	}
+	return &DB{Pool: pool}, nil
+}
+
+// Close releases every connection.
+func (db *DB) Close() { db.Pool.Close() }

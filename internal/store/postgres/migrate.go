@@ -1,0 +1,78 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/typeward/typeward/migrations"
+)
+
+// migrationLockKey serialises migrations across replicas starting at once.
+// Any constant works; this one is "typeward" read as ASCII.
+const migrationLockKey = 0x7479706577617264
+
+// Migrate applies every migration not yet recorded, each in its own
+// transaction, under a session advisory lock. It returns the names applied.
+func (db *DB) Migrate(ctx context.Context) ([]string, error) {
+	return migrate(ctx, db, migrations.FS)
+}
+
+func migrate(ctx context.Context, db *DB, files fs.FS) ([]string, error) {
+	names, err := fs.Glob(files, "*.sql")
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+
+	conn, err := db.Pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(migrationLockKey)); err != nil {
+		return nil, fmt.Errorf("migrate: lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(migrationLockKey))
+
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		name       text PRIMARY KEY,
+		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	rows, err := conn.Query(ctx, "SELECT name FROM schema_migrations")
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	done, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+
+	var applied []string
+	for _, name := range names {
+		if slices.Contains(done, name) {
+			continue
+		}
+		body, err := fs.ReadFile(files, name)
+		if err != nil {
+			return applied, err
+		}
+		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, string(body)); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (name) VALUES ($1)", name)
+			return err
+		})
+		if err != nil {
+			return applied, fmt.Errorf("migrate: %s: %w", strings.TrimSuffix(name, ".sql"), err)
+		}
+		applied = append(applied, name)
+	}
+	return applied, nil
+}

@@ -1,0 +1,2 @@
+-- placeholder replaced by the registry work; see internal/store/postgres.
+SELECT 1;
