@@ -33,9 +33,9 @@ type Schema struct {
 	Digest    string // "sha256:…" of Canonical
 	Dialect   Dialect
 
-	mu        sync.Mutex
-	compiler  *jsonschema.Compiler
-	compiled  map[string]*jsonschema.Schema // by JSON pointer
+	mu       sync.Mutex
+	compiler *jsonschema.Compiler
+	compiled map[string]*jsonschema.Schema // by JSON pointer
 }
 
 // Parse decodes and loads a schema document.
