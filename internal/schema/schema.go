@@ -90,6 +90,13 @@ func load(doc any) (*Schema, error) {
 		Dialect:   dialect,
 		compiled:  map[string]*jsonschema.Schema{},
 	}
+	// Every local $ref must land somewhere: checked before compiling so the error
+	// names the reference, and so a registered schema always resolves.
+	for _, ref := range w.refs {
+		if _, _, err := s.Resolve(ref.ref); err != nil {
+			return nil, &Error{Kind: ErrRefUnresolved, Pointer: ref.at, Detail: fmt.Sprintf("%q", ref.ref)}
+		}
+	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(refuseLoader{})
@@ -99,13 +106,6 @@ func load(doc any) (*Schema, error) {
 	s.compiler = c
 	if _, err := s.validatorAt(""); err != nil {
 		return nil, err
-	}
-	// Every local $ref must land somewhere, checked now rather than during a
-	// type check, so that a registered schema is always resolvable.
-	for _, ref := range w.refs {
-		if _, _, err := s.Resolve(ref.ref); err != nil {
-			return nil, &Error{Kind: ErrRefUnresolved, Pointer: ref.at, Detail: fmt.Sprintf("%q", ref.ref)}
-		}
 	}
 	return s, nil
 }
