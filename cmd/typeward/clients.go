@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/server"
+	"github.com/typeward/typeward/internal/store/postgres"
+)
+
+// clientsCommand is `typeward clients create|list|disable` against the
+// database of DATABASE_URL (or --database-url): the operator's way to
+// manage clients without going through the admin API.
+type clientsCommand struct {
+	m           *Main
+	action      string
+	databaseURL string
+	output      string
+	reg         clients.Registration
+	jwksFile    string
+	clientID    string // disable
+
+	db *postgres.DB
+}
+
+func newClientsCommand(m *Main) subcommand { return &clientsCommand{m: m} }
+
+const clientsUsage = `usage:
+  typeward clients create --name NAME [--auth-method client_secret_basic|client_secret_post|private_key_jwt]
+                          [--jwks FILE] [--tool PATTERN]... [--audience URI]... [--scope SCOPE]... [--output text|json]
+  typeward clients list [--output text|json]
+  typeward clients disable CLIENT_ID
+Each takes --database-url (default: DATABASE_URL). create reads the secret pepper from ` + server.EnvPepper + `.`
+
+// stringList is a flag that may be repeated; each use appends a value.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+func (c *clientsCommand) ParseFlags(args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintln(c.m.Stderr, clientsUsage)
+		if len(args) == 0 {
+			return &exitError{code: exitBadInput}
+		}
+		return &exitError{code: exitOK}
+	}
+	c.action = args[0]
+	fs := flag.NewFlagSet("typeward clients "+c.action, flag.ContinueOnError)
+	fs.SetOutput(c.m.Stderr)
+	fs.Usage = func() { fmt.Fprintln(c.m.Stderr, clientsUsage) }
+	fs.StringVar(&c.databaseURL, "database-url", c.m.Getenv(server.EnvDatabaseURL), "Postgres `URL`")
+	switch c.action {
+	case "create":
+		var method string
+		var tools, audiences, scopes stringList
+		fs.StringVar(&c.reg.ClientName, "name", "", "client_name (required)")
+		fs.StringVar(&method, "auth-method", string(clients.SecretBasic), "token_endpoint_auth_method")
+		fs.StringVar(&c.jwksFile, "jwks", "", "`FILE` holding the public JWK Set (private_key_jwt)")
+		fs.Var(&tools, "tool", "allowed tool `PATTERN`: name, server/*, or * (repeatable)")
+		fs.Var(&audiences, "audience", "allowed resource `URI` (repeatable)")
+		fs.Var(&scopes, "scope", "allowed plain `SCOPE`, e.g. "+clients.AdminScope+" (repeatable)")
+		fs.StringVar(&c.output, "output", "text", "text or json")
+		if err := c.parse(fs, args[1:], 0); err != nil {
+			return err
+		}
+		c.reg.TokenEndpointAuthMethod = clients.AuthMethod(method)
+		c.reg.AllowedTools, c.reg.AllowedAudiences, c.reg.AllowedScopes = tools, audiences, scopes
+	case "list":
+		fs.StringVar(&c.output, "output", "text", "text or json")
+		if err := c.parse(fs, args[1:], 0); err != nil {
+			return err
+		}
+	case "disable":
+		if err := c.parse(fs, args[1:], 1); err != nil {
+			return err
+		}
+		c.clientID = fs.Arg(0)
+	default:
+		return usageError("unknown action %q: want create, list or disable", c.action)
+	}
+	if c.output != "" && c.output != "text" && c.output != "json" {
+		return usageError("--output %q: expected text or json", c.output)
+	}
+	if c.databaseURL == "" {
+		return usageError("no database: set %s or pass --database-url (clients of the embedded default live in its memory; use its admin API)", server.EnvDatabaseURL)
+	}
+	return nil
+}
+
+// parse parses flags and demands exactly positional arguments.
+func (c *clientsCommand) parse(fs *flag.FlagSet, args []string, positional int) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return &exitError{code: exitOK}
+		}
+		return &exitError{code: exitBadInput, msg: err.Error()}
+	}
+	if fs.NArg() != positional {
+		return usageError("%s takes %d argument(s), got %d: %s", c.action, positional, fs.NArg(), strings.Join(fs.Args(), " "))
+	}
+	return nil
+}
+
+func (c *clientsCommand) Run(ctx context.Context) error {
+	db, err := postgres.Open(ctx, c.databaseURL)
+	if err != nil {
+		return err
+	}
+	c.db = db
+	store := postgres.NewClients(db)
+	switch c.action {
+	case "create":
+		return c.create(ctx, store)
+	case "list":
+		return c.list(ctx, store)
+	default:
+		if err := store.Disable(ctx, c.clientID); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.m.Stdout, "client %s disabled\n", c.clientID)
+		return nil
+	}
+}
+
+func (c *clientsCommand) create(ctx context.Context, store clients.Store) error {
+	rawPepper := c.m.Getenv(server.EnvPepper)
+	if rawPepper == "" {
+		return usageError("%s is required: client secrets are stored as a keyed hash under the server's pepper", server.EnvPepper)
+	}
+	pepper, err := clients.ParsePepper(rawPepper)
+	if err != nil {
+		return usageError("%s: %v", server.EnvPepper, err)
+	}
+	hasher, err := clients.NewHasher(pepper)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if c.jwksFile != "" {
+		if c.reg.JWKS, err = readSmallFile(c.jwksFile, 64<<10); err != nil {
+			return err
+		}
+	}
+	client, secret, err := clients.Register(ctx, store, hasher, c.reg, time.Now())
+	var ve *clients.ValidationError
+	if errors.As(err, &ve) {
+		var b strings.Builder
+		b.WriteString("invalid client:")
+		for _, p := range ve.Problems {
+			fmt.Fprintf(&b, "\n  %s %s", p.Field, p.Message)
+		}
+		fmt.Fprintln(c.m.Stderr, b.String())
+		return &exitError{code: exitBadInput}
+	}
+	if err != nil {
+		return err
+	}
+	if c.output == "json" {
+		return writeIndentedJSON(c.m.Stdout, map[string]string{"client_id": client.ID, "client_secret": secret})
+	}
+	fmt.Fprintf(c.m.Stdout, "client_id:     %s\n", client.ID)
+	if secret != "" {
+		fmt.Fprintf(c.m.Stdout, "client_secret: %s\n", secret)
+		fmt.Fprintln(c.m.Stderr, "The secret is shown this once: typeward keeps only its keyed hash.")
+	}
+	return nil
+}
+
+// clientLine is a client as `clients list --output json` shows it: the
+// admin API's field names, never the secret hash.
+type clientLine struct {
+	ClientID                string    `json:"client_id"`
+	ClientName              string    `json:"client_name"`
+	TokenEndpointAuthMethod string    `json:"token_endpoint_auth_method"`
+	AllowedTools            []string  `json:"allowed_tools"`
+	AllowedAudiences        []string  `json:"allowed_audiences"`
+	AllowedScopes           []string  `json:"allowed_scopes"`
+	Disabled                bool      `json:"disabled"`
+	CreatedAt               time.Time `json:"created_at"`
+}
+
+func (c *clientsCommand) list(ctx context.Context, store clients.Store) error {
+	all, err := store.List(ctx)
+	if err != nil {
+		return err
+	}
+	if c.output == "json" {
+		lines := make([]clientLine, len(all))
+		for i, cl := range all {
+			lines[i] = clientLine{cl.ID, cl.Name, string(cl.TokenEndpointAuthMethod),
+				nonNil(cl.AllowedTools), nonNil(cl.AllowedAudiences), nonNil(cl.AllowedScopes), cl.Disabled, cl.CreatedAt}
+		}
+		return writeIndentedJSON(c.m.Stdout, lines)
+	}
+	tw := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLIENT_ID\tNAME\tAUTH_METHOD\tSTATE\tCREATED\tTOOLS\tAUDIENCES\tSCOPES")
+	for _, cl := range all {
+		state := "active"
+		if cl.Disabled {
+			state = "disabled"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cl.ID, cl.Name, cl.TokenEndpointAuthMethod, state,
+			cl.CreatedAt.UTC().Format(time.RFC3339), dashIfEmpty(cl.AllowedTools), dashIfEmpty(cl.AllowedAudiences), dashIfEmpty(cl.AllowedScopes))
+	}
+	return tw.Flush()
+}
+
+func (c *clientsCommand) Close() error {
+	if c.db != nil {
+		c.db.Close()
+	}
+	return nil
+}
+
+func readSmallFile(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, usageError("%s: %v", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, usageError("%s: larger than %d bytes", path, limit)
+	}
+	return data, nil
+}
+
+func writeIndentedJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func dashIfEmpty(s []string) string {
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, ",")
+}

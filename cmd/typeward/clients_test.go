@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/store/postgres"
+	"github.com/typeward/typeward/internal/store/postgres/pgtest"
+)
+
+// runEnv runs one command line in-process with the given environment.
+func runEnv(env map[string]string, args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Getenv: func(k string) string { return env[k] }}
+	code = m.Run(context.Background(), args)
+	return code, out.String(), errOut.String()
+}
+
+// schemaURL is the test database's URL selecting one test schema.
+func schemaURL(schemaName string) string {
+	sep := "?"
+	if strings.Contains(pgtest.URL(), "?") {
+		sep = "&"
+	}
+	return pgtest.URL() + sep + "search_path=" + schemaName
+}
+
+func TestClientsCommand(t *testing.T) {
+	db, schemaName := pgtest.New(t)
+	pepper := bytes.Repeat([]byte{3}, 32)
+	env := map[string]string{
+		"DATABASE_URL":                  schemaURL(schemaName),
+		"TYPEWARD_CLIENT_SECRET_PEPPER": base64.StdEncoding.EncodeToString(pepper),
+	}
+
+	// Every registration problem at once, nothing stored.
+	code, stdout, stderr := runEnv(env, "clients", "create", "--tool", "git*", "--tool", "db_query")
+	wantErr := "invalid client:\n  /client_name is required\n  /allowed_tools/0 \"git*\" has \"*\" other than as \"*\" or a trailing \"/*\"\n" +
+		"  /allowed_audiences is required when allowed_tools is set (a tool token names its resource)\n"
+	if code != exitBadInput || stdout != "" || stderr != wantErr {
+		t.Fatalf("invalid create: exit %d\nstdout %q\nstderr %q\nwant   %q", code, stdout, stderr, wantErr)
+	}
+
+	code, stdout, stderr = runEnv(env, "clients", "create", "--name", "etl", "--tool", "github/*", "--tool", "db_query",
+		"--audience", "https://router.example.com/mcp", "--output", "json")
+	if code != exitOK || stderr != "" {
+		t.Fatalf("create: exit %d, stderr %q", code, stderr)
+	}
+	var created struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &created); err != nil {
+		t.Fatalf("create output %q: %v", stdout, err)
+	}
+	stored, err := postgres.NewClients(db).Get(context.Background(), created.ClientID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := clients.NewHasher(pepper)
+	if !h.Verify(created.ClientID, created.ClientSecret, stored.SecretHash) || stored.Name != "etl" ||
+		strings.Join(stored.AllowedTools, " ") != "github/* db_query" {
+		t.Errorf("stored %+v does not match the created client", stored)
+	}
+
+	if code, stdout, stderr = runEnv(env, "clients", "disable", created.ClientID); code != exitOK || stdout != "client "+created.ClientID+" disabled\n" {
+		t.Errorf("disable: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, _ = runEnv(env, "clients", "list", "--output", "json")
+	var listed []map[string]any
+	if err := json.Unmarshal([]byte(stdout), &listed); code != exitOK || err != nil || len(listed) != 1 ||
+		listed[0]["client_id"] != created.ClientID || listed[0]["disabled"] != true || listed[0]["secret_hash"] != nil {
+		t.Errorf("list json: exit %d, %v, %s", code, err, stdout)
+	}
+	code, stdout, _ = runEnv(env, "clients", "list")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != exitOK || len(lines) != 2 || !strings.HasPrefix(lines[0], "CLIENT_ID") ||
+		!strings.Contains(lines[1], "disabled") || !strings.Contains(lines[1], "github/*,db_query") {
+		t.Errorf("list text: exit %d\n%s", code, stdout)
+	}
+
+	code, _, stderr = runEnv(env, "clients", "disable", "nobody")
+	if code != exitFailure || !strings.Contains(stderr, `client "nobody": client not found`) {
+		t.Errorf("disable unknown: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestClientsCommandBadInvocations(t *testing.T) {
+	withDB := map[string]string{"DATABASE_URL": "postgres://127.0.0.1:1/none"}
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		args    []string
+		code    int
+		wantErr string
+	}{
+		{"no action", nil, []string{"clients"}, exitBadInput, "usage:"},
+		{"unknown action", withDB, []string{"clients", "rotate"}, exitBadInput, `typeward clients: unknown action "rotate": want create, list or disable`},
+		{"no database", nil, []string{"clients", "list"}, exitBadInput, "typeward clients: no database: set DATABASE_URL or pass --database-url"},
+		{"disable without id", withDB, []string{"clients", "disable"}, exitBadInput, "typeward clients: disable takes 1 argument(s), got 0"},
+		{"bad output", withDB, []string{"clients", "list", "--output", "yaml"}, exitBadInput, `typeward clients: --output "yaml": expected text or json`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runEnv(tc.env, tc.args...)
+			if code != tc.code || stdout != "" || !strings.Contains(stderr, tc.wantErr) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q", code, stdout, stderr, tc.code, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestClientsCreateNeedsThePepper(t *testing.T) {
+	_, schemaName := pgtest.New(t)
+	env := map[string]string{"DATABASE_URL": schemaURL(schemaName)}
+	code, _, stderr := runEnv(env, "clients", "create", "--name", "x", "--scope", clients.AdminScope)
+	if code != exitBadInput || !strings.Contains(stderr, "TYPEWARD_CLIENT_SECRET_PEPPER is required") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/typeward/typeward/internal/store/postgres"
+)
+
+// migrateCommand is `typeward migrate`: apply every pending migration to
+// the database at DATABASE_URL. Replicas starting together take turns.
+type migrateCommand struct {
+	m  *Main
+	db *postgres.DB
+}
+
+func newMigrateCommand(m *Main) subcommand { return &migrateCommand{m: m} }
+
+func (c *migrateCommand) ParseFlags(args []string) error {
+	fs := flag.NewFlagSet("typeward migrate", flag.ContinueOnError)
+	fs.SetOutput(c.m.Stderr)
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(positional) != 0 {
+		return usageError("migrate takes no arguments (it reads DATABASE_URL)")
+	}
+	return nil
+}
+
+func (c *migrateCommand) Run(ctx context.Context) error {
+	url := c.m.Getenv("DATABASE_URL")
+	if url == "" {
+		return usageError("DATABASE_URL is not set")
+	}
+	var err error
+	if c.db, err = postgres.Open(ctx, url); err != nil {
+		return err
+	}
+	applied, err := c.db.Migrate(ctx)
+	for _, name := range applied {
+		fmt.Fprintf(c.m.Stdout, "applied %s\n", name)
+	}
+	if err != nil {
+		return err
+	}
+	if len(applied) == 0 {
+		fmt.Fprintln(c.m.Stdout, "database is up to date")
+	}
+	return nil
+}
+
+func (c *migrateCommand) Close() error {
+	if c.db != nil {
+		c.db.Close()
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/store/postgres"
+)
+
+// toolsImportCommand stores a server's tools/list as a snapshot in the
+// registry at DATABASE_URL, prints its drift from the approved snapshot,
+// and with --approve makes it the registry's content for that server.
+type toolsImportCommand struct {
+	m       *Main
+	source  liveSource
+	file    string
+	server  string
+	approve bool
+	db      *postgres.DB
+}
+
+func (c *toolsImportCommand) ParseFlags(args []string) error {
+	fs := flag.NewFlagSet("typeward tools import", flag.ContinueOnError)
+	fs.SetOutput(c.m.Stderr)
+	c.source.flags(fs)
+	fs.StringVar(&c.server, "server", "", "the server whose tools these are (required)")
+	fs.BoolVar(&c.approve, "approve", false, "approve the snapshot: declare its tools, remove the server's others")
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	switch sources := len(positional) + c.source.count(); {
+	case c.server == "":
+		return usageError("--server NAME is required")
+	case sources != 1:
+		return usageError("give exactly one of --url, --command or a FILE\n%s", toolsUsage)
+	case len(positional) == 1:
+		c.file = positional[0]
+	}
+	return nil
+}
+
+func (c *toolsImportCommand) Run(ctx context.Context) error {
+	tools, source, err := c.load(ctx)
+	if err != nil {
+		return err
+	}
+	url := c.m.Getenv("DATABASE_URL")
+	if url == "" {
+		return usageError("DATABASE_URL is not set: tools import writes to the registry database")
+	}
+	if c.db, err = postgres.Open(ctx, url); err != nil {
+		return err
+	}
+	store := postgres.NewRegistry(c.db)
+	var approved []registry.Tool
+	switch prev, err := store.ApprovedSnapshot(ctx, c.server); {
+	case err == nil:
+		approved = prev.Tools
+	case !errors.Is(err, registry.ErrNotFound):
+		return err
+	}
+	snap, err := store.ImportSnapshot(ctx, c.server, source, tools)
+	if err != nil {
+		return err
+	}
+	findings := registry.Drift(approved, tools)
+	sf := make([]serverFinding, len(findings))
+	for i, f := range findings {
+		sf[i] = serverFinding{Server: c.server, Finding: f}
+	}
+	writeFindings(c.m.Stdout, sf)
+	fmt.Fprintf(c.m.Stdout, "imported snapshot %d of %s: %d tools, %d findings against the approved snapshot\n", snap.ID, c.server, len(tools), len(findings))
+	if !c.approve {
+		return nil
+	}
+	approval, err := store.ApproveSnapshot(ctx, c.server, snap.ID)
+	if err != nil {
+		return err
+	}
+	created := 0
+	for _, d := range approval.Declared {
+		if d.Created {
+			created++
+		}
+	}
+	fmt.Fprintf(c.m.Stdout, "approved snapshot %d: %d tools declared (%d new versions), %d removed\n", snap.ID, len(approval.Declared), created, len(approval.Removed))
+	return nil
+}
+
+// load reads the tools from the live server or the file; a file must hold
+// one list, or name the server among several.
+func (c *toolsImportCommand) load(ctx context.Context) ([]registry.Tool, string, error) {
+	if c.file == "" {
+		tools, err := c.source.list(ctx)
+		return tools, c.source.describe(), err
+	}
+	servers, err := readSnapshotFile(c.file)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(servers) == 1 && (servers[0].Server == "" || servers[0].Server == c.server) {
+		return servers[0].Tools, c.file, nil
+	}
+	for _, s := range servers {
+		if s.Server == c.server {
+			return s.Tools, c.file, nil
+		}
+	}
+	return nil, "", usageError("%s: no server %q in the file", c.file, c.server)
+}
+
+func (c *toolsImportCommand) Close() error {
+	if c.db != nil {
+		c.db.Close()
+	}
+	return nil
+}

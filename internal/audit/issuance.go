@@ -1,0 +1,75 @@
+// Package audit is typeward's issuance log: every token decision (issued,
+// denied, or failed) with who asked, for which composition and tools, and
+// why, queryable by client, outcome and time.
+package audit
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+)
+
+// Outcome is how a token request ended.
+type Outcome string
+
+const (
+	Issued Outcome = "issued"
+	Denied Outcome = "denied"
+	// Error: the server failed (store down, signing failed), not the client.
+	Error Outcome = "error"
+)
+
+// ParseOutcome checks an outcome given as text (a query parameter).
+func ParseOutcome(s string) (Outcome, error) {
+	switch o := Outcome(s); o {
+	case Issued, Denied, Error:
+		return o, nil
+	}
+	return "", fmt.Errorf("outcome %q is not one of issued, denied, error", s)
+}
+
+// Issuance is one token decision.
+type Issuance struct {
+	// ID identifies the record; Append assigns one when empty.
+	ID string `json:"id"`
+	// Time is stored to the microsecond, the precision both backends keep.
+	Time     time.Time `json:"time"`
+	ClientID string    `json:"client_id"`
+	Outcome  Outcome   `json:"outcome"`
+	// Reason is a short machine-readable cause for denied and error
+	// outcomes (e.g. "type_mismatch", "bad_secret"); "" when issued.
+	Reason            string   `json:"reason,omitempty"`
+	CompositionDigest string   `json:"composition_digest,omitempty"`
+	Tools             []string `json:"tools,omitempty"`
+	IssueCodes        []string `json:"issue_codes,omitempty"`
+	JTI               string   `json:"jti,omitempty"`
+	Audience          string   `json:"audience,omitempty"`
+}
+
+// NewID returns a random 128-bit record id in hex.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Normalize prepares rec for storage: an id if it has none, the time in
+// UTC truncated to microseconds, and a check of the outcome. Both
+// backends call it so they store the same thing.
+func Normalize(rec *Issuance) error {
+	if _, err := ParseOutcome(string(rec.Outcome)); err != nil {
+		return err
+	}
+	if rec.ClientID == "" && rec.Outcome == Issued {
+		return fmt.Errorf("an issued record needs a client_id")
+	}
+	if rec.Time.IsZero() {
+		return fmt.Errorf("issuance time is zero")
+	}
+	if rec.ID == "" {
+		rec.ID = NewID()
+	}
+	rec.Time = rec.Time.UTC().Truncate(time.Microsecond)
+	return nil
+}

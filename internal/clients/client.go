@@ -1,0 +1,81 @@
+// Package clients holds typeward's OAuth clients: their registration, the
+// keyed hashing of their secrets, their allow-lists, and the authentication
+// of a token request (client_secret_basic, client_secret_post,
+// private_key_jwt).
+package clients
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+)
+
+// AuthMethod is a token_endpoint_auth_method (RFC 7591 §2).
+type AuthMethod string
+
+// The methods typeward accepts. OAuth 2.1 has no public clients at the token
+// endpoint for client_credentials, so "none" is absent on purpose.
+const (
+	SecretBasic   AuthMethod = "client_secret_basic"
+	SecretPost    AuthMethod = "client_secret_post"
+	PrivateKeyJWT AuthMethod = "private_key_jwt"
+)
+
+// AuthMethods lists every supported method, in the order the authorization
+// server metadata (RFC 8414 token_endpoint_auth_methods_supported) names them.
+func AuthMethods() []AuthMethod { return []AuthMethod{SecretBasic, SecretPost, PrivateKeyJWT} }
+
+// UsesSecret reports whether the method authenticates with a shared secret.
+func (m AuthMethod) UsesSecret() bool { return m == SecretBasic || m == SecretPost }
+
+// Valid reports whether m is one of AuthMethods.
+func (m AuthMethod) Valid() bool { return slices.Contains(AuthMethods(), m) }
+
+// AdminScope is the scope the admin API demands of its bearer tokens.
+const AdminScope = "typeward:admin"
+
+// Client is a registered OAuth client.
+type Client struct {
+	ID                      string
+	Name                    string
+	TokenEndpointAuthMethod AuthMethod
+	// SecretHash is the keyed hash of the client secret (see Hasher); nil
+	// for private_key_jwt clients. The secret itself is never stored.
+	SecretHash []byte
+	// JWKS is the client's public JSON Web Key Set (RFC 7517) for
+	// private_key_jwt; nil for secret clients.
+	JWKS json.RawMessage
+	// AllowedTools holds tool patterns: an exact name, "server/*" or "*".
+	AllowedTools []string
+	// AllowedAudiences holds the resources (RFC 8707) tokens may name as aud.
+	AllowedAudiences []string
+	// AllowedScopes holds plain scope values such as AdminScope.
+	AllowedScopes []string
+	Disabled      bool
+	CreatedAt     time.Time
+}
+
+// AllowsTool reports whether the qualified tool name ("server/tool" or a
+// bare name) matches one of the client's tool patterns.
+func (c *Client) AllowsTool(name string) bool {
+	return slices.ContainsFunc(c.AllowedTools, func(p string) bool { return MatchTool(p, name) })
+}
+
+// AllowsAudience reports whether aud is one of the client's resources.
+// RFC 8707 resources compare as exact strings: no normalisation that two
+// routers could disagree on.
+func (c *Client) AllowsAudience(aud string) bool { return slices.Contains(c.AllowedAudiences, aud) }
+
+// AllowsScope reports whether the client may be granted scope s.
+func (c *Client) AllowsScope(s string) bool { return slices.Contains(c.AllowedScopes, s) }
+
+// Clone returns a deep copy, so stores never share slices with callers.
+func (c *Client) Clone() *Client {
+	d := *c
+	d.SecretHash = slices.Clone(c.SecretHash)
+	d.JWKS = slices.Clone(c.JWKS)
+	d.AllowedTools = slices.Clone(c.AllowedTools)
+	d.AllowedAudiences = slices.Clone(c.AllowedAudiences)
+	d.AllowedScopes = slices.Clone(c.AllowedScopes)
+	return &d
+}

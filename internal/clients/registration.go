@@ -1,0 +1,188 @@
+package clients
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Registration is the RFC 7591-style client metadata of a create request.
+type Registration struct {
+	ClientName string `json:"client_name"`
+	// TokenEndpointAuthMethod defaults to client_secret_basic, as in RFC 7591.
+	TokenEndpointAuthMethod AuthMethod      `json:"token_endpoint_auth_method,omitempty"`
+	JWKS                    json.RawMessage `json:"jwks,omitempty"`
+	AllowedTools            []string        `json:"allowed_tools,omitempty"`
+	AllowedAudiences        []string        `json:"allowed_audiences,omitempty"`
+	AllowedScopes           []string        `json:"allowed_scopes,omitempty"`
+}
+
+// Bounds on a registration: generous for real use, small enough that one
+// client row stays small.
+const (
+	maxNameLen      = 200
+	maxTools        = 200
+	maxAudiences    = 50
+	maxScopes       = 50
+	maxAudienceLen  = 2048
+	maxScopeLen     = 200
+	toolScopePrefix = "mcp:tool:"
+)
+
+// Validate returns a *ValidationError listing every problem, or nil. It
+// applies the default auth method first, so call it on the value you keep.
+func (r *Registration) Validate() error {
+	if r.TokenEndpointAuthMethod == "" {
+		r.TokenEndpointAuthMethod = SecretBasic
+	}
+	var ps []Problem
+	add := func(field, format string, args ...any) {
+		ps = append(ps, Problem{Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+
+	switch name := r.ClientName; {
+	case strings.TrimSpace(name) == "":
+		add("/client_name", "is required")
+	case !utf8.ValidString(name):
+		add("/client_name", "is not valid UTF-8")
+	case utf8.RuneCountInString(name) > maxNameLen:
+		add("/client_name", "is longer than %d characters", maxNameLen)
+	case strings.ContainsFunc(name, unicode.IsControl):
+		add("/client_name", "contains a control character")
+	}
+
+	if !r.TokenEndpointAuthMethod.Valid() {
+		add("/token_endpoint_auth_method", "must be one of client_secret_basic, client_secret_post, private_key_jwt")
+	}
+	if r.TokenEndpointAuthMethod == PrivateKeyJWT {
+		if len(r.JWKS) == 0 {
+			add("/jwks", "is required for private_key_jwt")
+		} else if _, err := parsePublicJWKS(r.JWKS); err != nil {
+			add("/jwks", "%s", err)
+		}
+	} else if len(r.JWKS) > 0 && string(r.JWKS) != "null" {
+		add("/jwks", "is only used with private_key_jwt")
+	}
+
+	if len(r.AllowedTools) == 0 && len(r.AllowedScopes) == 0 {
+		add("/allowed_tools", "is required unless allowed_scopes grants something")
+	}
+	if len(r.AllowedTools) > maxTools {
+		add("/allowed_tools", "has more than %d patterns", maxTools)
+	}
+	eachUnique(r.AllowedTools, "/allowed_tools", add, ValidateToolPattern)
+
+	if len(r.AllowedTools) > 0 && len(r.AllowedAudiences) == 0 {
+		add("/allowed_audiences", "is required when allowed_tools is set (a tool token names its resource)")
+	}
+	if len(r.AllowedAudiences) > maxAudiences {
+		add("/allowed_audiences", "has more than %d entries", maxAudiences)
+	}
+	eachUnique(r.AllowedAudiences, "/allowed_audiences", add, validateAudience)
+
+	if len(r.AllowedScopes) > maxScopes {
+		add("/allowed_scopes", "has more than %d entries", maxScopes)
+	}
+	eachUnique(r.AllowedScopes, "/allowed_scopes", add, validateScope)
+
+	if len(ps) > 0 {
+		return &ValidationError{Problems: ps}
+	}
+	return nil
+}
+
+// eachUnique checks every element and reports duplicates.
+func eachUnique(values []string, field string, add func(string, string, ...any), check func(string) error) {
+	for i, v := range values {
+		at := fmt.Sprintf("%s/%d", field, i)
+		if err := check(v); err != nil {
+			add(at, "%q %s", v, err)
+		} else if slices.Index(values, v) < i {
+			add(at, "%q is listed twice", v)
+		}
+	}
+}
+
+// validateAudience accepts an absolute http(s) URI without fragment, the
+// form RFC 8707 requires of a resource.
+func validateAudience(a string) error {
+	if len(a) > maxAudienceLen {
+		return fmt.Errorf("is longer than %d characters", maxAudienceLen)
+	}
+	u, err := url.Parse(a)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("is not an absolute http(s) URI")
+	}
+	if strings.Contains(a, "#") {
+		return fmt.Errorf("has a fragment, which RFC 8707 forbids")
+	}
+	return nil
+}
+
+// validateScope accepts an RFC 6749 §3.3 scope-token that does not claim a
+// tool: tool scopes come only from a validated composition.
+func validateScope(s string) error {
+	if s == "" {
+		return fmt.Errorf("is empty")
+	}
+	if len(s) > maxScopeLen {
+		return fmt.Errorf("is longer than %d characters", maxScopeLen)
+	}
+	for _, c := range []byte(s) {
+		if c < 0x21 || c == 0x22 || c == 0x5c || c > 0x7e {
+			return fmt.Errorf("is not an RFC 6749 scope-token")
+		}
+	}
+	if strings.HasPrefix(s, toolScopePrefix) {
+		return fmt.Errorf("is a tool scope; grant tools through allowed_tools")
+	}
+	return nil
+}
+
+// NewClient validates r and builds the client it describes with a fresh id
+// and, for secret methods, a fresh secret: the secret is returned once and
+// only its keyed hash is kept on the client.
+func NewClient(r Registration, h *Hasher, now time.Time) (c *Client, secret string, err error) {
+	if err := r.Validate(); err != nil {
+		return nil, "", err
+	}
+	c = &Client{
+		ID:                      GenerateID(),
+		Name:                    r.ClientName,
+		TokenEndpointAuthMethod: r.TokenEndpointAuthMethod,
+		AllowedTools:            slices.Clone(r.AllowedTools),
+		AllowedAudiences:        slices.Clone(r.AllowedAudiences),
+		AllowedScopes:           slices.Clone(r.AllowedScopes),
+		CreatedAt:               now.UTC(),
+	}
+	if c.TokenEndpointAuthMethod.UsesSecret() {
+		secret = GenerateSecret()
+		c.SecretHash = h.Hash(c.ID, secret)
+	} else {
+		set, _ := parsePublicJWKS(r.JWKS) // validated above
+		c.JWKS, err = json.Marshal(set)   // re-encoded: public members only
+		if err != nil {
+			return nil, "", fmt.Errorf("encode jwks: %w", err)
+		}
+	}
+	return c, secret, nil
+}
+
+// Register creates a client from r in s. The secret ("" for
+// private_key_jwt) is returned here and never again.
+func Register(ctx context.Context, s Store, h *Hasher, r Registration, now time.Time) (*Client, string, error) {
+	c, secret, err := NewClient(r, h, now)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := s.Create(ctx, c); err != nil {
+		return nil, "", err
+	}
+	return c, secret, nil
+}

@@ -1,0 +1,34 @@
+package clients
+
+import (
+	"context"
+	"errors"
+)
+
+// Sentinels every Store returns (wrapped) so callers map them to answers
+// without knowing the backend.
+var (
+	ErrNotFound = errors.New("client not found")
+	ErrConflict = errors.New("client already exists")
+)
+
+// Getter finds one client: all the Authenticator needs.
+type Getter interface {
+	// Get returns the client with this id, or ErrNotFound.
+	Get(ctx context.Context, id string) (*Client, error)
+}
+
+// Store keeps clients. Implementations: memory.Clients, postgres.Clients;
+// both pass storetest.RunClients. Returned clients are copies the caller
+// may modify.
+type Store interface {
+	Getter
+	// Create stores a new client, or returns ErrConflict when the id exists.
+	Create(ctx context.Context, c *Client) error
+	// Update replaces every field but ID and CreatedAt, or returns ErrNotFound.
+	Update(ctx context.Context, c *Client) error
+	// List returns every client, oldest first (ties by id).
+	List(ctx context.Context) ([]*Client, error)
+	// Disable marks the client disabled (idempotent), or returns ErrNotFound.
+	Disable(ctx context.Context, id string) error
+}

@@ -1,0 +1,212 @@
+package compat
+
+// itemsModel reads a node's tuple and rest schemas in its dialect: in
+// 2020-12 prefixItems + items; in draft-07 an items array + additionalItems,
+// or an items schema for every item.
+func itemsModel(n node, d7 bool) (prefix []node, rest node, hasRest bool) {
+	if d7 {
+		if _, isTuple := n.m["items"].([]any); isTuple {
+			prefix = n.schemas("items")
+			rest, hasRest = n.child("additionalItems")
+			return prefix, rest, hasRest
+		}
+		rest, hasRest = n.child("items")
+		return nil, rest, hasRest
+	}
+	prefix = n.schemas("prefixItems")
+	rest, hasRest = n.child("items")
+	return prefix, rest, hasRest
+}
+
+// srcItem is the source schema of the item at index i (the same for every
+// index at or beyond every conjunct's tuple).
+func (r *run) srcItem(s view, i int) view {
+	var nodes []node
+	for _, n := range s.conj {
+		prefix, rest, hasRest := itemsModel(n, r.srcD7)
+		if !hasRest && !r.srcD7 && !hasApplicator(n.m) {
+			rest, hasRest = n.child("unevaluatedItems")
+		}
+		switch {
+		case i < len(prefix):
+			nodes = append(nodes, prefix[i])
+		case hasRest:
+			nodes = append(nodes, rest)
+		}
+	}
+	v := viewOf(nodes...)
+	v.at = r.srcPtr(s)
+	if len(nodes) > 0 {
+		v.at = nodes[0].ptr
+	}
+	return v
+}
+
+// srcTupleLen is the longest source tuple.
+func (r *run) srcTupleLen(s view) int {
+	n := 0
+	for _, c := range s.conj {
+		prefix, _, _ := itemsModel(c, r.srcD7)
+		n = max(n, len(prefix))
+	}
+	return n
+}
+
+// srcItemCounts bounds the source's length: minItems (raised by contains,
+// which needs at least minContains items) and maxItems; max < 0 means
+// unbounded.
+func (r *run) srcItemCounts(s view) (lo, hi int, loPtr, hiPtr string) {
+	hi = -1
+	for _, n := range s.conj {
+		if v, ok := intOf(n.m["minItems"]); ok && v.IsInt64() && int(v.Int64()) > lo {
+			lo, loPtr = int(v.Int64()), n.ptr+"/minItems"
+		}
+		if _, ok := n.m["contains"]; ok {
+			need := 1
+			if v, ok := intOf(n.m["minContains"]); ok && !r.srcD7 && v.IsInt64() {
+				need = int(v.Int64())
+			}
+			if need > lo {
+				lo, loPtr = need, n.ptr+"/contains"
+			}
+		}
+		if v, ok := intOf(n.m["maxItems"]); ok && v.IsInt64() && (hi < 0 || int(v.Int64()) < hi) {
+			hi, hiPtr = int(v.Int64()), n.ptr+"/maxItems"
+		}
+	}
+	// Past a position whose item schema nothing satisfies, no item exists.
+	for i := 0; i <= r.srcTupleLen(s) && (hi < 0 || i < hi); i++ {
+		if !r.possible(r.srcItem(s, i)) {
+			if hi < 0 || i < hi {
+				hi, hiPtr = i, r.srcItem(s, i).at
+			}
+			break
+		}
+	}
+	return lo, hi, loPtr, hiPtr
+}
+
+// array checks the target's array keywords.
+func (r *run) array(s view, t node, p path) []finding {
+	var out []finding
+	tPrefix, tRest, tHasRest := itemsModel(t, r.tgtD7)
+	if !tHasRest && !r.tgtD7 {
+		if u, ok := t.child("unevaluatedItems"); ok {
+			if hasApplicator(t.m) || t.m["contains"] != nil {
+				out = append(out, r.cannotProve(r.srcPtr(s), u.ptr, p, "unevaluatedItems", "it depends on what the target's subschemas evaluate")...)
+			} else {
+				tRest, tHasRest = u, true
+			}
+		}
+	}
+	lo, hi, loPtr, hiPtr := r.srcItemCounts(s)
+	n := max(len(tPrefix), r.srcTupleLen(s))
+	for i := 0; i < n && (hi < 0 || i < hi); i++ {
+		ti, ok := tRest, tHasRest
+		if i < len(tPrefix) {
+			ti, ok = tPrefix[i], true
+		}
+		if !ok {
+			continue
+		}
+		if isFalse(ti) {
+			return append(out, r.report(SeverityError, CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), ti.ptr, p,
+				"%s may have more than %d items but %s allows %d", srcMark, i, tgtMark, i))
+		}
+		out = append(out, r.descend(r.srcItem(s, i), ti, p.index(i))...)
+	}
+	if tHasRest && (hi < 0 || hi > n) {
+		if isFalse(tRest) {
+			out = append(out, r.report(SeverityError, CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), tRest.ptr, p,
+				"%s may have more than %d items but %s allows %d", srcMark, n, tgtMark, n))
+		} else {
+			out = append(out, r.descend(r.srcItem(s, n), tRest, p.item())...)
+		}
+	}
+	if tmin, ok := intOf(t.m["minItems"]); ok && tmin.IsInt64() && int64(lo) < tmin.Int64() {
+		out = append(out, r.report(SeverityError, CodeSizeMismatch, orPtr(loPtr, r.srcPtr(s)), t.ptr+"/minItems", p,
+			"%s may have fewer than %s items, the minItems of %s", srcMark, tmin, tgtMark))
+	}
+	if tmax, ok := intOf(t.m["maxItems"]); ok && !(hi >= 0 && (!tmax.IsInt64() || int64(hi) <= tmax.Int64())) {
+		out = append(out, r.report(SeverityError, CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), t.ptr+"/maxItems", p,
+			"%s may have more than %s items, the maxItems of %s", srcMark, tmax, tgtMark))
+	}
+	if u, _ := t.m["uniqueItems"].(bool); u && !(hi >= 0 && hi <= 1) && !r.srcUnique(s) {
+		out = append(out, r.report(SeverityError, CodeUniqueItems, r.srcPtr(s), t.ptr+"/uniqueItems", p,
+			"%s may repeat items but %s requires unique items", srcMark, tgtMark))
+	}
+	return append(out, r.contains(s, t, p, lo, hi, n)...)
+}
+
+func (r *run) srcUnique(s view) bool {
+	for _, n := range s.conj {
+		if u, _ := n.m["uniqueItems"].(bool); u {
+			return true
+		}
+	}
+	return false
+}
+
+// contains is proven when the source's own contains fits with at least as
+// many matches, or when every source item matches and the length bounds
+// give the required count. A source that may be shorter than the required
+// count (e.g. empty) is disproven.
+func (r *run) contains(s view, t node, p path, lo, hi, n int) []finding {
+	tc, ok := t.child("contains")
+	if !ok {
+		return nil
+	}
+	need, limit := 1, -1
+	if !r.tgtD7 {
+		if v, ok := intOf(t.m["minContains"]); ok && v.IsInt64() {
+			need = int(v.Int64())
+		}
+		if v, ok := intOf(t.m["maxContains"]); ok && v.IsInt64() {
+			limit = int(v.Int64())
+		}
+	}
+	if need == 0 && limit < 0 {
+		return nil
+	}
+	if limit < 0 {
+		for _, c := range s.conj {
+			sc, ok := c.child("contains")
+			if !ok {
+				continue
+			}
+			have := 1
+			if v, ok := intOf(c.m["minContains"]); ok && !r.srcD7 && v.IsInt64() {
+				have = int(v.Int64())
+			}
+			if have >= need && len(r.descend(viewOf(sc), tc, p.item())) == 0 {
+				return nil
+			}
+		}
+	}
+	every := true
+	for i := 0; i <= n && every; i++ {
+		every = len(r.descend(r.srcItem(s, i), tc, p.item())) == 0
+	}
+	if every && lo >= need && (limit < 0 || (hi >= 0 && hi <= limit)) {
+		return nil
+	}
+	if lo < need && !hasKeyword(s, "contains") {
+		return r.errorf(CodeContainsMismatch, r.srcPtr(s), tc.ptr, p,
+			"%s may have fewer than %d matching items but %s requires them (contains)", srcMark, need, tgtMark)
+	}
+	return r.cannotProve(r.srcPtr(s), tc.ptr, p, "contains", "the source does not guarantee the matching items")
+}
+
+func hasKeyword(s view, keyword string) bool {
+	for _, n := range s.conj {
+		if _, ok := n.m[keyword]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func isFalse(n node) bool {
+	b, isBool := n.v.(bool)
+	return isBool && !b
+}

@@ -1,0 +1,41 @@
+package compat
+
+import "testing"
+
+func TestArrays(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "items compared", src: `{"type":"array","items":{"type":"integer"}}`, tgt: `{"type":"array","items":{"type":"number"}}`},
+		{name: "items mismatch", src: `{"type":"array","items":{"type":"object"}}`, tgt: `{"type":"array","items":{"type":"string"}}`,
+			opts: Options{SourceLabel: "rows", TargetLabel: "data"},
+			want: []string{"error type_mismatch /items/type /items/type: rows[] is object but data[] expects string"}},
+		{name: "unconstrained items into typed items", src: `{"type":"array"}`, tgt: `{"type":"array","items":{"type":"boolean"}}`,
+			want: []string{
+				"error type_mismatch  /items/type: source[] may be null but target[] does not accept null",
+				"error type_mismatch  /items/type: source[] may be object or array or string or number but target[] expects boolean",
+			}},
+		{name: "tuple into tuple", src: `{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}],"items":false}`,
+			tgt: `{"type":"array","prefixItems":[{"type":"number"}],"items":{"type":"string"}}`},
+		{name: "tuple position mismatch", src: `{"type":"array","prefixItems":[{"type":"integer"},{"type":"integer"}],"items":false}`,
+			tgt:  `{"type":"array","prefixItems":[{"type":"number"}],"items":{"type":"string"}}`,
+			want: []string{"error type_mismatch /prefixItems/1/type /items/type: source[1] is integer but target[1] expects string"}},
+		{name: "items false against a longer source", src: `{"type":"array","items":{"type":"integer"}}`,
+			tgt:  `{"type":"array","prefixItems":[{"type":"integer"}],"items":false}`,
+			want: []string{"error size_mismatch  /items: source may have more than 1 items but target allows 1"}},
+		{name: "maxItems makes a short source fit a tuple", src: `{"type":"array","items":{"type":"integer"},"maxItems":1}`,
+			tgt: `{"type":"array","prefixItems":[{"type":"integer"}],"items":false}`},
+		{name: "minItems contained", src: `{"type":"array","minItems":3}`, tgt: `{"type":"array","minItems":2}`},
+		{name: "minItems not guaranteed", src: `{"type":"array","minItems":1}`, tgt: `{"type":"array","minItems":2}`,
+			want: []string{"error size_mismatch /minItems /minItems: source may have fewer than 2 items, the minItems of target"}},
+		{name: "maxItems unbounded", src: `{"type":"array"}`, tgt: `{"type":"array","maxItems":5}`,
+			want: []string{"error size_mismatch  /maxItems: source may have more than 5 items, the maxItems of target"}},
+		{name: "uniqueItems required", src: `{"type":"array","maxItems":4}`, tgt: `{"type":"array","uniqueItems":true}`,
+			want: []string{"error unique_items  /uniqueItems: source may repeat items but target requires unique items"}},
+		{name: "uniqueItems trivially true for one item", src: `{"type":"array","maxItems":1}`, tgt: `{"type":"array","uniqueItems":true}`},
+		{name: "contains proven by source contains", src: `{"type":"array","contains":{"type":"integer"}}`, tgt: `{"type":"array","contains":{"type":"number"}}`},
+		{name: "contains proven by every item", src: `{"type":"array","items":{"type":"string"},"minItems":1}`, tgt: `{"type":"array","contains":{"type":"string"}}`},
+		{name: "contains against a possibly empty source", src: `{"type":"array","items":{"type":"string"}}`, tgt: `{"type":"array","contains":{"type":"string"}}`,
+			want: []string{"error contains_mismatch  /contains: source may have fewer than 1 matching items but target requires them (contains)"}},
+		{name: "contains not provable", src: `{"type":"array","contains":{"type":"string"}}`, tgt: `{"type":"array","contains":{"const":"x"}}`,
+			want: []string{"warning cannot_prove  /contains: cannot prove source fits target: the source does not guarantee the matching items (contains)"}},
+	})
+}

@@ -1,0 +1,88 @@
+package compat
+
+// maxDisjointDepth bounds how deep the discriminator search descends.
+const maxDisjointDepth = 4
+
+// disjoint reports, conservatively, that no instance of s satisfies t:
+// their kinds do not meet, every value of a finite source is rejected by
+// the validator, or a property the source always has cannot meet the
+// target's schema for it (tagged unions). false means "not shown".
+func (r *run) disjoint(s view, t node, depth int) bool {
+	if r.budget--; r.budget < 0 {
+		r.exhausted = true
+		return false
+	}
+	s, empty := r.normalize(s)
+	if empty {
+		return true
+	}
+	if t.m == nil {
+		b, isBool := t.v.(bool)
+		return isBool && !b
+	}
+	// t is a conjunction: meeting any one conjunct is impossible suffices.
+	if ref, ok := t.m["$ref"].(string); ok {
+		if v, ptr, err := r.tgt.Resolve(ref); err == nil && depth < maxDisjointDepth {
+			if r.disjoint(s, newNode(v, ptr), depth+1) {
+				return true
+			}
+		}
+		if r.tgtD7 {
+			return false
+		}
+	}
+	for _, b := range t.schemas("allOf") {
+		if depth < maxDisjointDepth && r.disjoint(s, b, depth+1) {
+			return true
+		}
+	}
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		bs := t.schemas(kw)
+		if len(bs) == 0 || depth >= maxDisjointDepth {
+			continue
+		}
+		all := true
+		for _, b := range bs {
+			if !r.disjoint(s, b, depth+1) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	common := s.types & sourceTypes(t.m)
+	if common == 0 {
+		return true
+	}
+	if vals, ok := r.finiteValues(s, false); ok {
+		for _, v := range vals {
+			r.budget--
+			if ok, decided := validates(r.tgt, t.ptr, v); ok || !decided {
+				return false
+			}
+		}
+		return true
+	}
+	if common != tObject || depth >= maxDisjointDepth {
+		return false
+	}
+	req := r.srcRequired(s)
+	for _, name := range stringList(t.m["required"]) {
+		if pv, _ := r.srcProp(s, name); !r.possible(pv) {
+			return true
+		}
+	}
+	props, _ := t.m["properties"].(map[string]any)
+	for _, name := range sortedKeys(props) {
+		if req[name] == "" {
+			continue
+		}
+		tp, _ := t.child("properties", name)
+		if pv, _ := r.srcProp(s, name); r.disjoint(pv, tp, depth+1) {
+			return true
+		}
+	}
+	return false
+}

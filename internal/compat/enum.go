@@ -1,0 +1,259 @@
+package compat
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// maxFiniteValues bounds how many candidate values of a finite source are
+// run through the validator; above it the structural rules take over.
+const maxFiniteValues = 256
+
+// finiteValues lists every instance of s when s is finite: a const or an
+// enum, the kinds null and boolean alone, or (when ranges is set) a bounded
+// integer range. Each candidate is kept only if it satisfies every
+// conjunct, so the list is exactly the source's instances. Ranges are
+// enumerated only against an enum or const target, where nothing else
+// decides; elsewhere interval rules are cheaper and as exact.
+func (r *run) finiteValues(s view, ranges bool) ([]any, bool) {
+	cands, ok := r.candidates(s, ranges)
+	if !ok || len(cands) > maxFiniteValues {
+		return nil, false
+	}
+	out := cands[:0:0]
+	for _, v := range cands {
+		if !exactValue(v) {
+			return nil, false
+		}
+		if valueType(v)&s.types == 0 {
+			continue
+		}
+		r.budget -= len(s.conj)
+		valid := true
+		for _, n := range s.conj {
+			ok, decided := validates(r.src, n.ptr, v)
+			if !decided {
+				return nil, false
+			}
+			if !ok {
+				valid = false
+				break
+			}
+		}
+		if valid {
+			out = append(out, v)
+		}
+	}
+	return out, true
+}
+
+func (r *run) candidates(s view, ranges bool) ([]any, bool) {
+	for _, n := range s.conj {
+		if c, ok := n.m["const"]; ok {
+			return []any{c}, true
+		}
+		if e, ok := n.m["enum"].([]any); ok {
+			return e, true
+		}
+	}
+	if s.types&^(tNull|tBool) == 0 {
+		return []any{nil, true, false}, true
+	}
+	if ranges && s.types == tInt {
+		lo, hi := numberBounds(s)
+		if lo.v == nil || hi.v == nil {
+			return nil, false
+		}
+		first, last := ceilRat(lo.v), floorRat(hi.v)
+		if new(big.Int).Sub(last, first).Cmp(big.NewInt(maxFiniteValues)) > 0 {
+			return nil, false
+		}
+		var out []any
+		for i := first; i.Cmp(last) <= 0; i = new(big.Int).Add(i, big.NewInt(1)) {
+			out = append(out, json.Number(i.String()))
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// checkValues validates each source value against the target with the real
+// validator: the answer is exact.
+func (r *run) checkValues(s view, vals []any, t node, p path) []finding {
+	var bad []any
+	nullBad := false
+	for _, v := range vals {
+		r.budget--
+		ok, decided := validates(r.tgt, t.ptr, v)
+		if !decided {
+			return r.cannotProve(r.srcValuesPtr(s), t.ptr, p, "enum", "the validator cannot decide "+listValues([]any{v}))
+		}
+		if !ok {
+			if v == nil {
+				nullBad = true
+				continue
+			}
+			bad = append(bad, v)
+		}
+	}
+	var out []finding
+	sp := r.srcValuesPtr(s)
+	if nullBad {
+		tp := t.ptr
+		if _, typed := t.m["type"]; typed {
+			tp += "/type"
+		}
+		sev, code := SeverityError, CodeTypeMismatch
+		if r.conditional {
+			sev, code = SeverityWarning, CodeMayBeNull
+		}
+		out = append(out, r.report(sev, code, sp, tp, p, "%s may be null but %s does not accept null", srcMark, tgtMark))
+	}
+	if len(bad) == 0 {
+		return out
+	}
+	tp, code := t.ptr, CodeEnumMismatch
+	var kinds typeMask
+	for _, v := range bad {
+		kinds |= valueType(v)
+	}
+	accepted := acceptedKinds(t)
+	switch {
+	case t.m["enum"] != nil:
+		tp = t.ptr + "/enum"
+	case t.m["const"] != nil:
+		tp = t.ptr + "/const"
+	case kinds&accepted == 0:
+		code = CodeTypeMismatch
+		for _, kw := range []string{"type", "anyOf", "oneOf"} {
+			if _, ok := t.m[kw]; ok {
+				tp = t.ptr + "/" + kw
+				break
+			}
+		}
+		if len(bad) == len(vals) && !hasKeyword(s, "enum") && !hasKeyword(s, "const") {
+			return append(out, r.report(SeverityError, code, sp, tp, p, "%s is %s but %s expects %s", srcMark, describe(kinds), tgtMark, describe(accepted)))
+		}
+	}
+	return append(out, r.report(SeverityError, code, sp, tp, p, "%s may be %s, which %s does not accept", srcMark, listValues(bad), tgtMark))
+}
+
+// acceptedKinds is what the target's own kind keywords, and those of its
+// anyOf/oneOf branches, allow (for messages).
+func acceptedKinds(t node) typeMask {
+	k := sourceTypes(t.m)
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		if _, ok := t.m[kw]; !ok {
+			continue
+		}
+		var u typeMask
+		for _, b := range t.schemas(kw) {
+			u |= branchKinds(b)
+		}
+		k &= u
+	}
+	return k
+}
+
+// srcValuesPtr points at what makes the source finite: const, enum or type.
+func (r *run) srcValuesPtr(s view) string {
+	for _, kw := range []string{"const", "enum", "type"} {
+		if p := r.srcKeywordPtr(s, kw); strings.HasSuffix(p, "/"+kw) {
+			return p
+		}
+	}
+	return r.srcPtr(s)
+}
+
+// enumTarget handles a target const/enum when the source is not finite
+// (finite sources were decided value by value): the source has values
+// outside any finite list, so this is an error.
+func (r *run) enumTarget(s view, t node, p path, keyword string) []finding {
+	var allowed []any
+	if keyword == "const" {
+		allowed = []any{t.m["const"]}
+	} else {
+		allowed, _ = t.m["enum"].([]any)
+	}
+	if vals, ok := r.finiteValues(s, true); ok {
+		// Reached only when the target was split: compare by JSON equality.
+		var bad []any
+		for _, v := range vals {
+			if !slices.ContainsFunc(allowed, func(a any) bool { return jsonEqual(a, v) }) {
+				bad = append(bad, v)
+			}
+		}
+		if len(bad) == 0 {
+			return nil
+		}
+		return r.errorf(CodeEnumMismatch, r.srcValuesPtr(s), t.ptr+"/"+keyword, p,
+			"%s may be %s, which %s does not accept", srcMark, listValues(bad), tgtMark)
+	}
+	return r.errorf(CodeEnumMismatch, r.srcPtr(s), t.ptr+"/"+keyword, p,
+		"%s is any %s but %s must be one of %s", srcMark, describe(s.types), tgtMark, listValues(allowed))
+}
+
+// listValues renders at most five values as JSON for a message.
+func listValues(vs []any) string {
+	parts := make([]string, 0, 6)
+	for i, v := range vs {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("… (%d more)", len(vs)-5))
+			break
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			b = []byte(fmt.Sprint(v))
+		}
+		parts = append(parts, string(b))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// jsonEqual is JSON Schema equality: numbers by value, objects by members.
+func jsonEqual(a, b any) bool {
+	ra, aNum := ratOf(a)
+	rb, bNum := ratOf(b)
+	if aNum || bNum {
+		return aNum && bNum && ra.Cmp(rb) == 0
+	}
+	switch a := a.(type) {
+	case []any:
+		b, ok := b.([]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !jsonEqual(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, av := range a {
+			bv, ok := b[k]
+			if !ok || !jsonEqual(av, bv) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

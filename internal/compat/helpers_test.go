@@ -1,0 +1,51 @@
+package compat
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/typeward/typeward/internal/schema"
+)
+
+// ruleCase is one pair and the exact issue list expected, each issue as
+// "severity code source_pointer target_pointer: message".
+type ruleCase struct {
+	name     string
+	src, tgt string
+	srcPtr   string
+	tgtPtr   string
+	opts     Options
+	want     []string
+}
+
+func mustParse(t testing.TB, doc string) *schema.Schema {
+	t.Helper()
+	s, err := schema.Parse([]byte(doc))
+	if err != nil {
+		t.Fatalf("parse %s: %v", doc, err)
+	}
+	return s
+}
+
+func summarize(issues []Issue) []string {
+	out := make([]string, 0, len(issues))
+	for _, is := range issues {
+		out = append(out, fmt.Sprintf("%s %s %s %s: %s", is.Severity, is.Code, is.SourcePointer, is.TargetPointer, is.Message))
+	}
+	return out
+}
+
+func runRuleCases(t *testing.T, cases []ruleCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src, tgt := mustParse(t, tc.src), mustParse(t, tc.tgt)
+			got := summarize(NewChecker().Check(Node{src, tc.srcPtr}, Node{tgt, tc.tgtPtr}, tc.opts))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("issues:\n got  %s\n want %s", strings.Join(got, "\n      "), strings.Join(tc.want, "\n      "))
+			}
+		})
+	}
+}

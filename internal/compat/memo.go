@@ -1,0 +1,96 @@
+package compat
+
+import (
+	"regexp"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// defaultMemoEntries caps the memo; a registry has far fewer distinct
+// field pairs, and the cap keeps a stream of novel pairs from growing
+// memory without bound.
+const defaultMemoEntries = 1 << 16
+
+// memoKey is label-free: a digest names a document's content, so two
+// registrations of one schema share answers.
+type memoKey struct {
+	srcDigest, srcPtr string
+	tgtDigest, tgtPtr string
+	conditional       bool
+}
+
+// memo maps pairs to their findings. A read lock and a map keyed by value
+// keep a hit free of allocation; each entry also keeps its last rendering,
+// because one edge is usually asked about with the same labels again.
+type memo struct {
+	mu      sync.RWMutex
+	entries map[memoKey]*memoEntry
+	max     int
+}
+
+type memoEntry struct {
+	findings []finding
+	last     atomic.Pointer[rendering]
+}
+
+// rendering is the Issue list for one pair of labels; it is never handed
+// out itself, only copies of it.
+type rendering struct {
+	srcLabel, tgtLabel string
+	issues             []Issue
+}
+
+func newMemo(max int) *memo { return &memo{entries: map[memoKey]*memoEntry{}, max: max} }
+
+func (m *memo) get(k memoKey) (*memoEntry, bool) {
+	m.mu.RLock()
+	e, ok := m.entries[k]
+	m.mu.RUnlock()
+	return e, ok
+}
+
+func (m *memo) put(k memoKey, fs []finding) *memoEntry {
+	e := &memoEntry{findings: fs}
+	m.mu.Lock()
+	if len(m.entries) >= m.max {
+		// Crude but bounded: start over rather than track recency.
+		clear(m.entries)
+	}
+	m.entries[k] = e
+	m.mu.Unlock()
+	return e
+}
+
+// issues renders the entry for opts, reusing the last rendering when the
+// labels match. The caller gets its own slice.
+func (e *memoEntry) issues(opts Options) []Issue {
+	if len(e.findings) == 0 {
+		return nil
+	}
+	if r := e.last.Load(); r != nil && r.srcLabel == opts.SourceLabel && r.tgtLabel == opts.TargetLabel {
+		return slices.Clone(r.issues)
+	}
+	out := render(e.findings, opts)
+	e.last.Store(&rendering{opts.SourceLabel, opts.TargetLabel, out})
+	return slices.Clone(out)
+}
+
+// regexpCache compiles each pattern once. JSON Schema patterns are matched
+// unanchored, as Go's MatchString does; the loader compiles every pattern
+// with Go's regexp already, so a pattern that reaches us compiles.
+type regexpCache struct{ m sync.Map } // string -> *regexp.Regexp (nil: does not compile)
+
+func newRegexpCache() *regexpCache { return &regexpCache{} }
+
+func (c *regexpCache) get(pattern string) *regexp.Regexp {
+	if v, ok := c.m.Load(pattern); ok {
+		return v.(*regexp.Regexp)
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		re = nil
+	}
+	c.m.Store(pattern, re)
+	return re
+}

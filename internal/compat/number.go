@@ -1,0 +1,163 @@
+package compat
+
+import (
+	"math/big"
+)
+
+// bound is one end of a numeric interval; nil v means unbounded. Values are
+// exact rationals parsed from the schema's json.Number literals, so 0.1 is
+// one tenth, not the nearest float.
+type bound struct {
+	v    *big.Rat
+	excl bool
+	ptr  string
+}
+
+// numberBounds is the source interval: the tightest bounds of all
+// conjuncts. When the source's numbers are integers only, the bounds are
+// rounded inward to integers (x > 0 becomes x ≥ 1).
+func numberBounds(s view) (lo, hi bound) {
+	for _, n := range s.conj {
+		for _, b := range lowerBounds(n) {
+			if lo.v == nil || b.v.Cmp(lo.v) > 0 || (b.v.Cmp(lo.v) == 0 && b.excl) {
+				lo = b
+			}
+		}
+		for _, b := range upperBounds(n) {
+			if hi.v == nil || b.v.Cmp(hi.v) < 0 || (b.v.Cmp(hi.v) == 0 && b.excl) {
+				hi = b
+			}
+		}
+	}
+	if s.types&tFrac == 0 {
+		if lo.v != nil {
+			c := ceilRat(lo.v)
+			if lo.excl && lo.v.IsInt() {
+				c.Add(c, big.NewInt(1))
+			}
+			lo = bound{v: new(big.Rat).SetInt(c), ptr: lo.ptr}
+		}
+		if hi.v != nil {
+			f := floorRat(hi.v)
+			if hi.excl && hi.v.IsInt() {
+				f.Sub(f, big.NewInt(1))
+			}
+			hi = bound{v: new(big.Rat).SetInt(f), ptr: hi.ptr}
+		}
+	}
+	return lo, hi
+}
+
+// lowerBounds reads minimum and exclusiveMinimum, in both the numeric form
+// and the draft-04 boolean form the validator still honours.
+func lowerBounds(n node) []bound {
+	return bounds(n, "minimum", "exclusiveMinimum")
+}
+
+func upperBounds(n node) []bound {
+	return bounds(n, "maximum", "exclusiveMaximum")
+}
+
+func bounds(n node, incl, excl string) []bound {
+	var out []bound
+	boolExcl, _ := n.m[excl].(bool)
+	if v, ok := ratOf(n.m[incl]); ok {
+		out = append(out, bound{v: v, excl: boolExcl, ptr: n.ptr + "/" + incl})
+	}
+	if v, ok := ratOf(n.m[excl]); ok {
+		out = append(out, bound{v: v, excl: true, ptr: n.ptr + "/" + excl})
+	}
+	return out
+}
+
+// number checks the target's numeric keywords against the source interval
+// and step.
+func (r *run) number(s view, t node, p path) []finding {
+	var out []finding
+	lo, hi := numberBounds(s)
+	for _, b := range lowerBounds(t) {
+		if lo.v != nil && (lo.v.Cmp(b.v) > 0 || (lo.v.Cmp(b.v) == 0 && (!b.excl || lo.excl))) {
+			continue
+		}
+		out = append(out, r.report(SeverityError, CodeRangeMismatch, orPtr(lo.ptr, r.srcPtr(s)), b.ptr, p,
+			"%s allows values %s %s but %s requires %s %s", srcMark, below(b.excl), b.v.RatString(), tgtMark, atLeast(b.excl), b.v.RatString()))
+	}
+	for _, b := range upperBounds(t) {
+		if hi.v != nil && (hi.v.Cmp(b.v) < 0 || (hi.v.Cmp(b.v) == 0 && (!b.excl || hi.excl))) {
+			continue
+		}
+		out = append(out, r.report(SeverityError, CodeRangeMismatch, orPtr(hi.ptr, r.srcPtr(s)), b.ptr, p,
+			"%s allows values %s %s but %s requires %s %s", srcMark, above(b.excl), b.v.RatString(), tgtMark, atMost(b.excl), b.v.RatString()))
+	}
+	if m, ok := ratOf(t.m["multipleOf"]); ok && m.Sign() > 0 && !r.multipleProven(s, m, lo, hi) {
+		out = append(out, r.report(SeverityError, CodeMultipleOfMismatch, r.srcKeywordPtr(s, "multipleOf"), t.ptr+"/multipleOf", p,
+			"%s need not be a multiple of %s as %s requires", srcMark, m.RatString(), tgtMark))
+	}
+	return out
+}
+
+// multipleProven: some source step is a whole multiple of m, or the source
+// is integral and m divides 1, or the source is a single value that is a
+// multiple of m.
+func (r *run) multipleProven(s view, m *big.Rat, lo, hi bound) bool {
+	for _, n := range s.conj {
+		if k, ok := ratOf(n.m["multipleOf"]); ok && k.Sign() > 0 && new(big.Rat).Quo(k, m).IsInt() {
+			return true
+		}
+	}
+	if s.types&tFrac == 0 && new(big.Rat).Inv(m).IsInt() {
+		return true
+	}
+	if lo.v != nil && hi.v != nil && !lo.excl && !hi.excl && lo.v.Cmp(hi.v) == 0 && new(big.Rat).Quo(lo.v, m).IsInt() {
+		return true
+	}
+	return false
+}
+
+func below(excl bool) string {
+	if excl {
+		return "≤"
+	}
+	return "<"
+}
+
+func above(excl bool) string {
+	if excl {
+		return "≥"
+	}
+	return ">"
+}
+
+func atLeast(excl bool) string {
+	if excl {
+		return ">"
+	}
+	return "≥"
+}
+
+func atMost(excl bool) string {
+	if excl {
+		return "<"
+	}
+	return "≤"
+}
+
+func orPtr(p, fallback string) string {
+	if p == "" {
+		return fallback
+	}
+	return p
+}
+
+func ceilRat(r *big.Rat) *big.Int {
+	q, m := new(big.Int).DivMod(r.Num(), r.Denom(), new(big.Int))
+	if m.Sign() != 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	return q
+}
+
+func floorRat(r *big.Rat) *big.Int {
+	q, _ := new(big.Int).DivMod(r.Num(), r.Denom(), new(big.Int))
+	return q
+}

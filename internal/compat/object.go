@@ -1,0 +1,329 @@
+package compat
+
+import (
+	"math/big"
+	"slices"
+)
+
+// object checks the target's object keywords.
+func (r *run) object(s view, t node, p path) []finding {
+	var out []finding
+	out = append(out, r.required(s, t, p)...)
+	out = append(out, r.properties(s, t, p)...)
+	out = append(out, r.additional(s, t, p)...)
+	out = append(out, r.patternProperties(s, t, p)...)
+	out = append(out, r.propertyNames(s, t, p)...)
+	out = append(out, r.propertyCounts(s, t, p)...)
+	out = append(out, r.dependencies(s, t, p)...)
+	return out
+}
+
+// required: a property the target requires must be required by the source.
+// Declared but optional is a WARNING (the value is usually there, but
+// nothing promises it); not declared at all is an ERROR.
+func (r *run) required(s view, t node, p path) []finding {
+	req := r.srcRequired(s)
+	var out []finding
+	seen := map[string]bool{}
+	for _, name := range stringList(t.m["required"]) {
+		if seen[name] || req[name] != "" {
+			continue
+		}
+		seen[name] = true
+		pv, declared := r.srcProp(s, name)
+		switch {
+		case declared && r.possible(pv):
+			out = append(out, r.report(SeverityWarning, CodeMayBeMissing, pv.at, t.ptr+"/required", p.prop(name),
+				"%s is optional but %s is required", srcMark, tgtMark))
+		default:
+			out = append(out, r.report(SeverityError, CodeMissingRequired, r.srcPtr(s), t.ptr+"/required", p,
+				"%s does not provide %q, which %s requires", srcMark, name, tgtMark))
+		}
+	}
+	return out
+}
+
+// properties compares each property the target describes with what the
+// source says about the same name.
+func (r *run) properties(s view, t node, p path) []finding {
+	props, _ := t.m["properties"].(map[string]any)
+	required := stringList(t.m["required"])
+	srcReq := r.srcRequired(s)
+	var out []finding
+	for _, name := range sortedKeys(props) {
+		tp, ok := t.child("properties", name)
+		if !ok {
+			continue
+		}
+		pv, declared := r.srcProp(s, name)
+		if declared {
+			out = append(out, r.descend(pv, tp, p.prop(name))...)
+			continue
+		}
+		if (slices.Contains(required, name) && srcReq[name] == "") || !r.possible(pv) {
+			continue // reported as missing_required, or the source cannot have it
+		}
+		out = append(out, r.undeclared(pv, tp, p, "property "+quote(name))...)
+	}
+	return out
+}
+
+// undeclared compares what an open source object says about names it never
+// declares (nothing, usually) with a target constraint. A source that is
+// silent about a name could in principle carry anything there; producers
+// rarely emit undeclared fields, so this is a WARNING rather than a refusal,
+// but never a silent pass.
+func (r *run) undeclared(v view, t node, p path, what string) []finding {
+	fs := r.descend(v, t, p)
+	silent := true
+	for _, n := range v.conj {
+		if b, isBool := n.v.(bool); !isBool || !b {
+			silent = false
+		}
+	}
+	if len(fs) == 0 || !silent {
+		return fs
+	}
+	return []finding{r.report(SeverityWarning, CodeUndeclaredProperty, v.at, t.ptr, p,
+		"%s does not declare %s, which %s constrains", srcMark, what, tgtMark)}
+}
+
+// additional handles additionalProperties, and unevaluatedProperties where
+// it means the same (no in-place applicator beside it).
+func (r *run) additional(s view, t node, p path) []finding {
+	a, ok := t.child("additionalProperties")
+	if !ok {
+		u, hasU := t.child("unevaluatedProperties")
+		if !hasU || r.tgtD7 {
+			return nil
+		}
+		if hasApplicator(t.m) {
+			return r.cannotProve(r.srcPtr(s), u.ptr, p, "unevaluatedProperties", "it depends on what the target's subschemas evaluate")
+		}
+		a = u
+	}
+	if b, isBool := a.v.(bool); isBool && b {
+		return nil
+	}
+	closed := a.m == nil // additionalProperties: false
+	keyword := a.ptr[len(t.ptr)+1:]
+	var out []finding
+	for _, name := range r.srcNames(s) {
+		covered, known := r.coveredByTarget(t, name)
+		if covered {
+			continue
+		}
+		pv, _ := r.srcProp(s, name)
+		if !r.possible(pv) {
+			continue
+		}
+		if !known {
+			out = append(out, r.cannotProve(pv.at, a.ptr, p.prop(name), "patternProperties", "a target pattern cannot be evaluated")...)
+			continue
+		}
+		if closed {
+			out = append(out, r.report(SeverityError, CodeAdditionalProperty, pv.at, a.ptr, p,
+				"%s may have %q, which %s does not allow (%s: false)", srcMark, name, tgtMark, keyword))
+			continue
+		}
+		out = append(out, r.descend(pv, a, p.prop(name))...)
+	}
+	for _, sp := range r.srcPatterns(s) {
+		if _, same := t.child("patternProperties", sp.pattern); same {
+			continue
+		}
+		if fs := r.descend(viewOf(sp.n), a, p); len(fs) > 0 {
+			out = append(out, r.cannotProve(sp.n.ptr, a.ptr, p, keyword,
+				"names matching the source pattern "+quote(sp.pattern)+" may not be covered by the target")...)
+		}
+	}
+	ev, possible := r.srcExtra(s)
+	if !possible {
+		return out
+	}
+	if closed {
+		return append(out, r.report(SeverityError, CodeAdditionalProperty, r.srcPtr(s), a.ptr, p,
+			"%s may have properties that %s does not allow (%s: false)", srcMark, tgtMark, keyword))
+	}
+	return append(out, r.undeclared(ev, a, p.prop("*"), "its other properties")...)
+}
+
+// patternProperties: every source property whose name matches a target
+// pattern must fit that pattern's schema.
+func (r *run) patternProperties(s view, t node, p path) []finding {
+	pats, _ := t.m["patternProperties"].(map[string]any)
+	var out []finding
+	for _, pat := range sortedKeys(pats) {
+		tq, ok := t.child("patternProperties", pat)
+		if !ok {
+			continue
+		}
+		re := r.checker.regexps.get(pat)
+		if re == nil {
+			out = append(out, r.cannotProve(r.srcPtr(s), tq.ptr, p, "patternProperties", "the pattern cannot be evaluated")...)
+			continue
+		}
+		for _, name := range r.srcNames(s) {
+			if re.MatchString(name) {
+				pv, _ := r.srcProp(s, name)
+				out = append(out, r.descend(pv, tq, p.prop(name))...)
+			}
+		}
+		for _, sp := range r.srcPatterns(s) {
+			fs := r.descend(viewOf(sp.n), tq, p.prop(sp.pattern))
+			if sp.pattern == pat || len(fs) == 0 {
+				out = append(out, fs...)
+				continue
+			}
+			out = append(out, r.cannotProve(sp.n.ptr, tq.ptr, p, "patternProperties",
+				"the source pattern "+quote(sp.pattern)+" may overlap the target pattern "+quote(pat))...)
+		}
+		if ev, possible := r.srcExtra(s); possible {
+			out = append(out, r.undeclared(ev, tq, p, "the names matching "+quote(pat))...)
+		}
+	}
+	return out
+}
+
+// propertyNames: proven by the source's own propertyNames fitting, or by a
+// closed source whose every name the validator accepts.
+func (r *run) propertyNames(s view, t node, p path) []finding {
+	tn, ok := t.child("propertyNames")
+	if !ok {
+		return nil
+	}
+	var own []node
+	for _, n := range s.conj {
+		if c, ok := n.child("propertyNames"); ok {
+			own = append(own, c)
+		}
+	}
+	if len(own) > 0 {
+		v := viewOf(own...)
+		v.types = tString
+		if fs := r.descend(v, tn, p); len(fs) == 0 {
+			return nil
+		}
+	}
+	if _, open := r.srcExtra(s); open || len(r.srcPatterns(s)) > 0 {
+		if len(own) > 0 {
+			return r.cannotProve(own[0].ptr, tn.ptr, p, "propertyNames", "the source's property names may not fit")
+		}
+		return []finding{r.report(SeverityWarning, CodeUndeclaredProperty, r.srcPtr(s), tn.ptr, p,
+			"%s may have property names that %s rejects (propertyNames)", srcMark, tgtMark)}
+	}
+	var out []finding
+	for _, name := range r.srcNames(s) {
+		pv, _ := r.srcProp(s, name)
+		if !r.possible(pv) {
+			continue
+		}
+		r.budget--
+		ok, decided := validates(r.tgt, tn.ptr, name)
+		if !decided {
+			out = append(out, r.cannotProve(pv.at, tn.ptr, p, "propertyNames", "the validator cannot decide "+quote(name))...)
+			continue
+		}
+		if !ok {
+			out = append(out, r.report(SeverityError, CodeAdditionalProperty, pv.at, tn.ptr, p,
+				"%s may have %q, a name %s rejects (propertyNames)", srcMark, name, tgtMark))
+		}
+	}
+	return out
+}
+
+// propertyCounts compares minProperties/maxProperties with what the source
+// guarantees: its required names and own bounds, and for a closed source
+// the number of names it can have at all.
+func (r *run) propertyCounts(s view, t node, p path) []finding {
+	var out []finding
+	lo, loPtr := intKeyword(s, "minProperties", true)
+	if n := big.NewInt(int64(len(r.srcRequired(s)))); lo == nil || n.Cmp(lo) > 0 {
+		lo, loPtr = n, r.srcKeywordPtr(s, "required")
+	}
+	hi, hiPtr := intKeyword(s, "maxProperties", false)
+	if _, open := r.srcExtra(s); !open && len(r.srcPatterns(s)) == 0 {
+		count := 0
+		for _, name := range r.srcNames(s) {
+			if pv, _ := r.srcProp(s, name); r.possible(pv) {
+				count++
+			}
+		}
+		if n := big.NewInt(int64(count)); hi == nil || n.Cmp(hi) < 0 {
+			hi, hiPtr = n, r.srcKeywordPtr(s, "additionalProperties")
+		}
+	}
+	if tmin, ok := intOf(t.m["minProperties"]); ok && lo.Cmp(tmin) < 0 {
+		out = append(out, r.report(SeverityError, CodeSizeMismatch, loPtr, t.ptr+"/minProperties", p,
+			"%s may have fewer than %s properties, the minProperties of %s", srcMark, tmin, tgtMark))
+	}
+	if tmax, ok := intOf(t.m["maxProperties"]); ok && (hi == nil || hi.Cmp(tmax) > 0) {
+		out = append(out, r.report(SeverityError, CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), t.ptr+"/maxProperties", p,
+			"%s may have more than %s properties, the maxProperties of %s", srcMark, tmax, tgtMark))
+	}
+	return out
+}
+
+// dependencies covers dependentRequired, dependentSchemas and draft-07's
+// dependencies (which the validator honours in every dialect).
+func (r *run) dependencies(s view, t node, p path) []finding {
+	var out []finding
+	for _, kw := range []string{"dependentRequired", "dependentSchemas", "dependencies"} {
+		deps, _ := t.m[kw].(map[string]any)
+		for _, key := range sortedKeys(deps) {
+			if pv, _ := r.srcProp(s, key); !r.possible(pv) {
+				continue // the source never has the trigger
+			}
+			if names, isList := deps[key].([]any); isList {
+				out = append(out, r.dependentRequired(s, t, p, kw, key, names)...)
+				continue
+			}
+			d, ok := t.child(kw, key)
+			if !ok {
+				continue
+			}
+			fs := r.sub(s, d, p)
+			if len(fs) == 0 || r.srcRequired(s)[key] != "" {
+				out = append(out, fs...)
+				continue
+			}
+			out = append(out, r.cannotProve(r.srcPtr(s), d.ptr, p, kw, "the source may have "+quote(key)+" without fitting the dependent schema")...)
+		}
+	}
+	return out
+}
+
+func (r *run) dependentRequired(s view, t node, p path, kw, key string, names []any) []finding {
+	have := r.srcRequired(s)
+	for _, n := range s.conj {
+		for _, k := range []string{"dependentRequired", "dependencies"} {
+			if k == "dependentRequired" && r.srcD7 {
+				continue
+			}
+			if m, ok := n.m[k].(map[string]any); ok {
+				for _, name := range stringList(m[key]) {
+					have[name] = n.ptr + "/" + k
+				}
+			}
+		}
+	}
+	var out []finding
+	for _, name := range stringList(names) {
+		if have[name] == "" {
+			out = append(out, r.report(SeverityError, CodeDependencyMissing, r.srcPtr(s), t.ptr+"/"+kw, p,
+				"%s may have %q without %q, which %s requires together (%s)", srcMark, key, name, tgtMark, kw))
+		}
+	}
+	return out
+}
+
+func stringList(v any) []string {
+	arr, _ := v.([]any)
+	out := make([]string, 0, len(arr))
+	for _, e := range arr {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}

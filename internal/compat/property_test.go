@@ -1,0 +1,97 @@
+package compat
+
+import (
+	"encoding/json"
+	"flag"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/typeward/typeward/internal/schema"
+)
+
+// TestDifferentialSoundness generates related schema pairs and checks the
+// checker against the real validator: when it calls a pair compatible,
+// every generated source instance must validate against the target (a
+// failure is a soundness bug); when it calls a pair incompatible, a
+// witness is looked for and the hit rate logged.
+func TestDifferentialSoundness(t *testing.T) {
+	pairs := *diffPairs
+	if testing.Short() || raceEnabled {
+		pairs /= 5
+	}
+	rnd := rand.New(rand.NewPCG(*diffSeed, 11))
+	gen := &schemaGen{rnd: rnd}
+	checker := NewChecker()
+	var compatible, incompatible, unproven, witnessed, instancesChecked int
+	for i := range pairs {
+		srcDoc := gen.document()
+		var tgtDoc any
+		switch i % 3 {
+		case 0:
+			tgtDoc = gen.document()
+		case 1:
+			tgtDoc = gen.mutate(srcDoc)
+		default:
+			tgtDoc = srcDoc
+			if rnd.IntN(2) == 0 {
+				srcDoc = gen.mutate(srcDoc).(map[string]any)
+			}
+		}
+		src, err := schema.FromValue(srcDoc)
+		if err != nil {
+			continue // the generator may produce a schema the loader refuses
+		}
+		tgt, err := schema.FromValue(tgtDoc)
+		if err != nil {
+			continue
+		}
+		issues := checker.Check(Node{src, ""}, Node{tgt, ""}, Options{})
+		ig := &instanceGen{rnd: rnd, root: src.Root}
+		cands := ig.candidates(src.Root, 40)
+		hasError := false
+		for _, is := range issues {
+			hasError = hasError || is.Severity == SeverityError
+		}
+		switch {
+		case len(issues) == 0:
+			compatible++
+			for _, v := range cands {
+				if src.Validate(v) != nil {
+					continue
+				}
+				instancesChecked++
+				if err := tgt.Validate(v); err != nil {
+					b, _ := json.Marshal(v)
+					t.Errorf("soundness bug: checker says compatible but %s is valid under the source and not the target\n%s\n%v",
+						b, describePair(src.Root, tgt.Root), err)
+					break
+				}
+			}
+		case hasError:
+			incompatible++
+			for _, v := range cands {
+				if src.Validate(v) == nil && tgt.Validate(v) != nil {
+					witnessed++
+					break
+				}
+			}
+		default:
+			unproven++
+		}
+	}
+	t.Logf("pairs: %d compatible (%d instances checked), %d incompatible (%d with a witness found), %d not provable",
+		compatible, instancesChecked, incompatible, witnessed, unproven)
+	if compatible < pairs/20 || incompatible < pairs/20 {
+		t.Errorf("generator too one-sided: %d compatible, %d incompatible of %d", compatible, incompatible, pairs)
+	}
+	if witnessed < incompatible/4 {
+		t.Errorf("witness finder found only %d witnesses for %d incompatible pairs", witnessed, incompatible)
+	}
+}
+
+// The seed fixes the generated pairs; pass -diff.seed=N to explore others
+// and -diff.pairs=N for a longer run.
+var (
+	diffSeed  = flag.Uint64("diff.seed", 2026, "seed of the differential soundness test")
+	diffPairs = flag.Int("diff.pairs", 2500, "schema pairs in the differential soundness test")
+)

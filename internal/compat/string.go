@@ -1,0 +1,73 @@
+package compat
+
+import (
+	"math/big"
+)
+
+// str checks the target's string keywords: length containment, and
+// pattern/format, which are proven only by the same keyword in the source.
+func (r *run) str(s view, t node, p path) []finding {
+	var out []finding
+	lo, loPtr := intKeyword(s, "minLength", true)
+	hi, hiPtr := intKeyword(s, "maxLength", false)
+	if tmin, ok := intOf(t.m["minLength"]); ok && tmin.Sign() > 0 && (lo == nil || lo.Cmp(tmin) < 0) {
+		out = append(out, r.report(SeverityError, CodeLengthMismatch, orPtr(loPtr, r.srcPtr(s)), t.ptr+"/minLength", p,
+			"%s may be shorter than %s characters, the minLength of %s", srcMark, tmin, tgtMark))
+	}
+	if tmax, ok := intOf(t.m["maxLength"]); ok && (hi == nil || hi.Cmp(tmax) > 0) {
+		out = append(out, r.report(SeverityError, CodeLengthMismatch, orPtr(hiPtr, r.srcPtr(s)), t.ptr+"/maxLength", p,
+			"%s may be longer than %s characters, the maxLength of %s", srcMark, tmax, tgtMark))
+	}
+	if pat, ok := t.m["pattern"].(string); ok && !sourceStates(s, "pattern", pat) {
+		out = append(out, r.cannotProve(r.srcKeywordPtr(s, "pattern"), t.ptr+"/pattern", p, "pattern",
+			"the source does not declare the same pattern "+quote(pat))...)
+	}
+	if f, ok := t.m["format"].(string); ok && !sourceStates(s, "format", f) {
+		out = append(out, r.cannotProve(r.srcKeywordPtr(s, "format"), t.ptr+"/format", p, "format",
+			"the source does not declare format "+quote(f))...)
+	}
+	return out
+}
+
+// sourceStates reports whether some source conjunct has keyword = value.
+func sourceStates(s view, keyword, value string) bool {
+	for _, n := range s.conj {
+		if v, ok := n.m[keyword].(string); ok && v == value {
+			return true
+		}
+	}
+	return false
+}
+
+// intKeyword is the tightest integer bound on keyword across the source
+// conjuncts (largest for lower bounds), with where it was found.
+func intKeyword(s view, keyword string, lower bool) (*big.Int, string) {
+	var best *big.Int
+	ptr := ""
+	for _, n := range s.conj {
+		v, ok := intOf(n.m[keyword])
+		if !ok {
+			continue
+		}
+		if best == nil || (lower && v.Cmp(best) > 0) || (!lower && v.Cmp(best) < 0) {
+			best, ptr = v, n.ptr+"/"+keyword
+		}
+	}
+	return best, ptr
+}
+
+// intOf reads a non-negative integer keyword value (2 and 2.0 alike).
+func intOf(v any) (*big.Int, bool) {
+	r, ok := ratOf(v)
+	if !ok || !r.IsInt() {
+		return nil, false
+	}
+	return new(big.Int).Set(r.Num()), true
+}
+
+func quote(s string) string {
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return "\"" + s + "\""
+}

@@ -1,0 +1,20 @@
+package compat
+
+import "testing"
+
+func TestStrings(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "lengths contained", src: `{"type":"string","minLength":2,"maxLength":5}`, tgt: `{"type":"string","minLength":1,"maxLength":10}`},
+		{name: "minLength not guaranteed", src: `{"type":"string"}`, tgt: `{"type":"string","minLength":1}`,
+			want: []string{"error length_mismatch  /minLength: source may be shorter than 1 characters, the minLength of target"}},
+		{name: "maxLength exceeded", src: `{"type":"string","maxLength":20}`, tgt: `{"type":"string","maxLength":10}`,
+			want: []string{"error length_mismatch /maxLength /maxLength: source may be longer than 10 characters, the maxLength of target"}},
+		{name: "equal pattern proves", src: `{"type":"string","pattern":"^[a-z]+$"}`, tgt: `{"type":"string","pattern":"^[a-z]+$"}`},
+		{name: "different pattern cannot be proven", src: `{"type":"string","pattern":"^[a-z]+$"}`, tgt: `{"type":"string","pattern":"^[a-z]*$"}`,
+			want: []string{`warning cannot_prove /pattern /pattern: cannot prove source fits target: the source does not declare the same pattern "^[a-z]*$" (pattern)`}},
+		{name: "same format", src: `{"type":"string","format":"email"}`, tgt: `{"type":"string","format":"email"}`},
+		{name: "format absent in target", src: `{"type":"string","format":"email"}`, tgt: `{"type":"string"}`},
+		{name: "format absent in source", src: `{"type":"string"}`, tgt: `{"type":"string","format":"email"}`,
+			want: []string{`warning cannot_prove  /format: cannot prove source fits target: the source does not declare format "email" (format)`}},
+	})
+}

@@ -1,0 +1,270 @@
+package composition
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/typeward/typeward/internal/compat"
+)
+
+// fieldProblem is why a mapped field cannot be type-checked: it is not in
+// the schema, or the schema reaches it through a shape the path resolver
+// does not follow.
+type fieldProblem struct {
+	code    string
+	pointer string
+	msg     string
+}
+
+// hazard is a way the source value may not be there: a parent that is not
+// required, may be null, or may not be an object (or an array).
+type hazard struct {
+	code    string // may_be_missing or may_be_null
+	pointer string
+	reason  string
+}
+
+// maxAlternatives bounds how many union branches one source path may be
+// split into; nested unions multiply.
+const maxAlternatives = 64
+
+// sourceField is what a source path reaches: the subschemas the value
+// satisfies, or — past a union — one sourceField per branch that has the
+// field, with the array projections wrapped around it.
+type sourceField struct {
+	leaf        []string      // conjunction at the end of the path; empty: unconstrained
+	alts        []sourceField // set when the path crossed a union: the value is one of these
+	projections []items       // one per [] that builds an array, outermost first
+	arrayPtr    string        // the outermost projected array
+	missing     *hazard
+	null        *hazard
+}
+
+// resolveSource follows a source path through the output schema. With each,
+// the path's first [] is iterated rather than projected, so whatever makes
+// that array absent only means no run, and is forgotten. A union on the way
+// is split: each branch is followed on its own.
+func resolveSource(v schemaView, p Path, each bool) (sourceField, *fieldProblem) {
+	r := sourceResolver{v: v, path: p, budget: maxAlternatives}
+	return r.from(0, []string{""}, each, nil)
+}
+
+type sourceResolver struct {
+	v      schemaView
+	path   Path
+	budget int // union branches left to follow
+}
+
+// from resolves the steps from start on, the value described by cur.
+// split holds the unions already divided into branches on the way here.
+func (r *sourceResolver) from(start int, cur []string, iterating bool, split map[string]bool) (sourceField, *fieldProblem) {
+	v, steps := r.v, r.path.Steps
+	var f sourceField
+	for i := start; i < len(steps); i++ {
+		st := steps[i]
+		here := Path{Steps: steps[:i]}.String()
+		x := v.expand(cur)
+		union := firstUnsplit(x, split)
+		types := v.typesOf(cur)
+		pointer := first(cur)
+		if types&typeNull != 0 {
+			f.noteNull(pointer, fmt.Sprintf("%s may be null", here))
+		}
+		if st.Items {
+			it := v.items(x)
+			if len(it.ptrs) == 0 && it.tuple == "" && union != "" {
+				return r.split(f, i, cur, iterating, split, union)
+			}
+			if types&^(typeNull|typeArray) != 0 {
+				f.noteMissing(pointer, fmt.Sprintf("%s may not be an array", here))
+			}
+			if it.tuple != "" {
+				return f, &fieldProblem{compat.CodeCannotProve, it.tuple, fmt.Sprintf("%s is a tuple: its elements differ by position, so %s[] has no one schema", here, here)}
+			}
+			if iterating {
+				iterating = false
+				f.missing, f.null = nil, nil
+			} else {
+				if f.arrayPtr == "" {
+					f.arrayPtr = pointer
+				}
+				f.projections = append(f.projections, it)
+			}
+			cur = it.ptrs
+			continue
+		}
+		prop := v.property(x, st.Name)
+		field := Path{Steps: steps[:i+1]}.String()
+		if !prop.declared && prop.forbidden == "" && union != "" {
+			return r.split(f, i, cur, iterating, split, union)
+		}
+		if types&^(typeNull|typeObject) != 0 {
+			f.noteMissing(pointer, fmt.Sprintf("%s may not be an object", here))
+		}
+		if prop.forbidden != "" {
+			return f, &fieldProblem{CodeUnknownSourceField, prop.forbidden, fmt.Sprintf("output has no field %s: %s forbids it", field, prop.forbidden)}
+		}
+		if !prop.declared {
+			return f, &fieldProblem{CodeUnknownSourceField, pointer, fmt.Sprintf("output has no field %s", field)}
+		}
+		if !prop.required {
+			f.noteMissing(first(prop.ptrs), fmt.Sprintf("%s is not required", field))
+		}
+		cur = prop.ptrs
+	}
+	f.leaf = cur
+	return f, nil
+}
+
+// split follows step i into every non-null branch of a union. Branches
+// without the field make it may-be-missing; when none has it, it is unknown.
+func (r *sourceResolver) split(f sourceField, i int, cur []string, iterating bool, split map[string]bool, union string) (sourceField, *fieldProblem) {
+	here := Path{Steps: r.path.Steps[:i]}.String()
+	field := Path{Steps: r.path.Steps[:i+1]}.String()
+	inner := make(map[string]bool, len(split)+1)
+	for u := range split {
+		inner[u] = true
+	}
+	inner[union] = true
+	if iterating {
+		// The iterated [] lies past the union: nothing before it matters.
+		f.missing, f.null = nil, nil
+	}
+	lacking := 0
+	for _, branch := range r.v.nonNullBranches(union) {
+		if r.budget--; r.budget < 0 {
+			return f, &fieldProblem{compat.CodeCannotProve, union, fmt.Sprintf("%s crosses more than %d union branches", field, maxAlternatives)}
+		}
+		alt, prob := r.from(i, append(slices.Clip(cur), branch), iterating, inner)
+		if prob != nil && prob.code == CodeUnknownSourceField {
+			lacking++
+			continue
+		}
+		if prob != nil {
+			return f, prob
+		}
+		for _, h := range []*hazard{alt.missing, alt.null} {
+			if h != nil && h.code == compat.CodeMayBeMissing {
+				f.noteMissing(h.pointer, h.reason)
+			} else if h != nil {
+				f.noteNull(h.pointer, h.reason)
+			}
+		}
+		f.alts = append(f.alts, alt)
+	}
+	if len(f.alts) == 0 {
+		return f, &fieldProblem{CodeUnknownSourceField, union, fmt.Sprintf("output has no field %s: no shape of %s has it", field, here)}
+	}
+	if lacking > 0 {
+		f.noteMissing(union, fmt.Sprintf("only some shapes of %s have %s", here, field))
+	}
+	return f, nil
+}
+
+func firstUnsplit(x expansion, split map[string]bool) string {
+	for _, u := range x.unions {
+		if !split[u] {
+			return u
+		}
+	}
+	return ""
+}
+
+func (f *sourceField) noteMissing(pointer, reason string) {
+	if f.missing == nil {
+		f.missing = &hazard{compat.CodeMayBeMissing, pointer, reason}
+	}
+}
+
+func (f *sourceField) noteNull(pointer, reason string) {
+	if f.null == nil {
+		f.null = &hazard{compat.CodeMayBeNull, pointer, reason}
+	}
+}
+
+// targetField is the input field a target path writes.
+type targetField struct {
+	ptrs     []string // every subschema the written value must satisfy
+	required bool     // required in its parent object
+}
+
+// resolveTarget follows a target path through the input schema. Every
+// constraint on the field matters here, so shapes the resolver does not
+// follow are reported rather than skipped.
+func resolveTarget(v schemaView, p Path) (targetField, *fieldProblem) {
+	var f targetField
+	cur := []string{""}
+	for i, st := range p.Steps {
+		x := v.expand(cur)
+		here := Path{Steps: p.Steps[:i]}.String()
+		if prob := v.unfollowedConstraint(x, here); prob != nil {
+			return f, prob
+		}
+		prop := v.property(x, st.Name)
+		field := Path{Steps: p.Steps[:i+1]}.String()
+		if prop.forbidden != "" {
+			return f, &fieldProblem{CodeUnknownTargetField, prop.forbidden, fmt.Sprintf("input has no field %s: %s forbids it", field, prop.forbidden)}
+		}
+		if !prop.declared {
+			return f, &fieldProblem{CodeUnknownTargetField, first(cur), fmt.Sprintf("input has no field %s", field)}
+		}
+		f.required = prop.required
+		cur = prop.ptrs
+	}
+	f.ptrs = cur
+	return f, nil
+}
+
+// unfollowedConstraint finds a keyword that may constrain a property
+// without the resolver seeing it: a union whose branches describe
+// properties, not, if/then/else, dependentSchemas.
+func (v schemaView) unfollowedConstraint(x expansion, here string) *fieldProblem {
+	for _, u := range x.unions {
+		branches, _ := v.at(u).([]any)
+		for i := range branches {
+			for _, atom := range v.expand([]string{fmt.Sprintf("%s/%d", u, i)}).atoms {
+				obj := v.object(atom)
+				for _, kw := range []string{"properties", "patternProperties", "additionalProperties", "unevaluatedProperties"} {
+					if _, ok := obj[kw]; ok {
+						return &fieldProblem{compat.CodeCannotProve, u, fmt.Sprintf("input %s is a union whose branches constrain its fields differently", here)}
+					}
+				}
+			}
+		}
+	}
+	for _, atom := range x.atoms {
+		obj := v.object(atom)
+		for _, kw := range []string{"not", "if", "dependentSchemas"} {
+			if _, ok := obj[kw]; ok {
+				return &fieldProblem{compat.CodeCannotProve, atom + "/" + kw, fmt.Sprintf("input %s uses %s, which the path resolver does not follow", here, kw)}
+			}
+		}
+	}
+	return nil
+}
+
+// requiredInputs is the sorted list of top-level properties an input
+// schema requires.
+func requiredInputs(v schemaView) []string {
+	seen := map[string]bool{}
+	for _, atom := range v.expand([]string{""}).atoms {
+		req, _ := v.object(atom)["required"].([]any)
+		for _, r := range req {
+			if name, ok := r.(string); ok {
+				seen[name] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for name := range seen {
+		names = append(names, name)
+	}
+	return sortStrings(names)
+}
+
+func first(ptrs []string) string {
+	if len(ptrs) == 0 {
+		return ""
+	}
+	return ptrs[0]
+}

@@ -1,0 +1,298 @@
+package composition
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/typeward/typeward/internal/compat"
+	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/schema"
+)
+
+// typeChecker is what the Validator needs of compat.Checker.
+type typeChecker interface {
+	Check(src, tgt compat.Node, opts compat.Options) []compat.Issue
+}
+
+// Validator type-checks compositions against a registry. It is safe for
+// concurrent use; the checker's memo and the synthesized schemas are shared
+// by every validation.
+type Validator struct {
+	tools        registry.Resolver
+	compositions Compositions // nil: no stored compositions
+	checker      typeChecker
+	synth        synthesizer
+	// Path resolutions depend only on the schema and the path.
+	sources  boundedCache[resolvedSource]
+	targets  boundedCache[resolvedTarget]
+	required boundedCache[[]string]
+}
+
+type resolvedSource struct {
+	field   sourceField
+	problem *fieldProblem
+}
+
+type resolvedTarget struct {
+	field   targetField
+	problem *fieldProblem
+}
+
+func (v *Validator) resolveSource(doc *schema.Schema, p Path, each bool) (sourceField, *fieldProblem) {
+	key := fmt.Sprintf("%s\x00%t\x00%s", doc.Digest, each, p)
+	r, ok := v.sources.get(key)
+	if !ok {
+		r.field, r.problem = resolveSource(newSchemaView(doc), p, each)
+		v.sources.put(key, r)
+	}
+	return r.field, r.problem
+}
+
+func (v *Validator) resolveTarget(doc *schema.Schema, p Path) (targetField, *fieldProblem) {
+	key := doc.Digest + "\x00" + p.String()
+	r, ok := v.targets.get(key)
+	if !ok {
+		r.field, r.problem = resolveTarget(newSchemaView(doc), p)
+		v.targets.put(key, r)
+	}
+	return r.field, r.problem
+}
+
+func (v *Validator) requiredInputs(doc *schema.Schema) []string {
+	names, ok := v.required.get(doc.Digest)
+	if !ok {
+		names = requiredInputs(newSchemaView(doc))
+		v.required.put(doc.Digest, names)
+	}
+	return names
+}
+
+// NewValidator returns a Validator reading tools from tools and stored
+// compositions from compositions (nil when there are none). A nil checker
+// gets a fresh one.
+func NewValidator(tools registry.Resolver, compositions Compositions, checker *compat.Checker) *Validator {
+	if checker == nil {
+		checker = compat.NewChecker()
+	}
+	return &Validator{tools: tools, compositions: compositions, checker: checker}
+}
+
+// Result is the outcome of one validation: every issue, and what an access
+// token for the composition names.
+type Result struct {
+	// Issues in walk order: node problems, then for each node in
+	// topological order its unbound inputs and its outgoing edges, each
+	// edge's mappings in document order.
+	Issues []compat.Issue
+	Tools  []ToolRef // sorted by name, then version
+	Edges  []EdgeRef // sorted, one per pair of tools
+	// Digest is "sha256:…" over the canonical flattened composition and
+	// the digests of its tools.
+	Digest string
+}
+
+// ToolRef is a validated tool version.
+type ToolRef struct {
+	Name    string `json:"name"`
+	Version int    `json:"version"`
+	Digest  string `json:"digest"`
+}
+
+// EdgeRef is an edge between two tools.
+type EdgeRef struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Valid reports whether no issue is an ERROR.
+func (r *Result) Valid() bool {
+	for _, is := range r.Issues {
+		if is.Severity == compat.SeverityError {
+			return false
+		}
+	}
+	return true
+}
+
+// Validate checks a parsed composition. Problems of the composition are
+// issues in the Result; an error means the registry or the composition
+// store failed, and says nothing about the composition.
+func (v *Validator) Validate(ctx context.Context, c *Composition) (*Result, error) {
+	g, err := flatten(ctx, v.compositions, c)
+	if err != nil {
+		return nil, err
+	}
+	run := &validation{Validator: v, graph: g, resolved: make([]*registry.ResolvedTool, len(g.nodes))}
+	run.issues = append(run.issues, g.issues...)
+	if err := run.resolveTools(ctx); err != nil {
+		return nil, err
+	}
+	order, cycles := walkOrder(g.nodes, g.edges)
+	for _, cycle := range cycles {
+		run.issues = append(run.issues, errorIssue(CodeCycle, "the edges form a cycle: "+cycle))
+	}
+	if err := run.walk(ctx, order); err != nil {
+		return nil, err
+	}
+	return &Result{Issues: run.issues, Tools: run.toolRefs(), Edges: run.edgeRefs(), Digest: run.digest()}, nil
+}
+
+// validation is the state of one Validate call.
+type validation struct {
+	*Validator
+	graph    flatGraph
+	resolved []*registry.ResolvedTool // by node index; nil when unresolved
+	issues   []compat.Issue
+}
+
+func (run *validation) resolveTools(ctx context.Context) error {
+	for i, n := range run.graph.nodes {
+		t, err := run.tools.ResolveTool(ctx, n.Tool, n.Version)
+		var code string
+		switch {
+		case err == nil:
+			run.resolved[i] = t
+			continue
+		case errors.Is(err, registry.ErrAmbiguous):
+			code = CodeAmbiguousTool
+		case errors.Is(err, registry.ErrNotFound):
+			code = CodeUnknownTool
+		default:
+			return fmt.Errorf("resolving tool %s of node %s: %w", n.Tool, n.ID, err)
+		}
+		is := errorIssue(code, fmt.Sprintf("node %s: %v", n.ID, err))
+		is.TargetTool = n.Tool
+		run.issues = append(run.issues, is)
+	}
+	return nil
+}
+
+// walk visits the nodes in order: first the required inputs nothing feeds,
+// then every outgoing edge. It stops when ctx is done: a large composition
+// is not worth finishing for a client that left.
+func (run *validation) walk(ctx context.Context, order []int) error {
+	index := make(map[string]int, len(run.graph.nodes))
+	for i, n := range run.graph.nodes {
+		index[n.ID] = i
+	}
+	outgoing := make([][]Edge, len(run.graph.nodes))
+	// fed: the top-level input fields each node receives, true when an edge
+	// that always runs feeds it, false when only optional edges do.
+	fed := make([]map[string]bool, len(run.graph.nodes))
+	for _, e := range run.graph.edges {
+		from, to := index[e.From], index[e.To]
+		outgoing[from] = append(outgoing[from], e)
+		if fed[to] == nil {
+			fed[to] = map[string]bool{}
+		}
+		for _, m := range e.Mappings {
+			name := m.Target.First()
+			fed[to][name] = fed[to][name] || !e.Optional
+		}
+	}
+	for _, n := range order {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// A node no edge feeds is an entry: the caller supplies its input.
+		if fed[n] != nil && run.resolved[n] != nil {
+			run.checkUnbound(n, fed[n])
+		}
+		for _, e := range outgoing[n] {
+			src, tgt := run.resolved[index[e.From]], run.resolved[index[e.To]]
+			if src == nil || tgt == nil {
+				continue // the unresolved tool was reported
+			}
+			for _, m := range e.Mappings {
+				run.checkMapping(e, m, src, tgt)
+			}
+		}
+	}
+	return nil
+}
+
+func (run *validation) checkUnbound(n int, fed map[string]bool) {
+	tool := run.resolved[n]
+	for _, name := range run.Validator.requiredInputs(tool.Input) {
+		always, isFed := fed[name]
+		var is compat.Issue
+		switch {
+		case always:
+			continue
+		case isFed:
+			is = warningIssue(compat.CodeMayBeMissing, fmt.Sprintf("node %s: %s requires input %s, and only optional edges feed it", run.graph.nodes[n].ID, tool.QualifiedName(), name))
+		default:
+			is = warningIssue(CodeUnboundRequiredInput, fmt.Sprintf("node %s: %s requires input %s, and no edge feeds it", run.graph.nodes[n].ID, tool.QualifiedName(), name))
+		}
+		is.TargetTool = tool.QualifiedName()
+		is.FieldPath = "->" + name
+		run.issues = append(run.issues, is)
+	}
+}
+
+// checkMapping checks one mapping on its own: fan-out and fan-in are just
+// several mappings, each proven independently.
+func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.ResolvedTool) {
+	add := func(is compat.Issue) {
+		is.SourceTool, is.TargetTool = src.QualifiedName(), tgt.QualifiedName()
+		is.Edge, is.FieldPath = e.Label(), m.Label()
+		run.issues = append(run.issues, is)
+	}
+	target, tprob := run.Validator.resolveTarget(tgt.Input, m.Target)
+	if tprob != nil {
+		add(problemIssue(tprob, false))
+	}
+	if src.Output == nil {
+		add(warningIssue(CodeUntypedSource, fmt.Sprintf("%s declares no outputSchema: %s is unchecked", src.QualifiedName(), m.Source)))
+		return
+	}
+	source, sprob := run.Validator.resolveSource(src.Output, m.Source, e.Each)
+	if sprob != nil {
+		add(problemIssue(sprob, true))
+	}
+	if tprob != nil || sprob != nil {
+		return
+	}
+	if target.required {
+		for _, h := range []*hazard{source.missing, source.null} {
+			if h == nil {
+				continue
+			}
+			is := compat.Issue{Severity: compat.SeverityWarning, Code: h.code, SourcePointer: h.pointer,
+				Message: fmt.Sprintf("%s, but %s is required", h.reason, m.Target)}
+			if h.code == compat.CodeMayBeNull && !e.Optional {
+				is.Severity = compat.SeverityError
+			}
+			add(is)
+		}
+	}
+	node, err := run.synth.node(src.Output, source)
+	if err != nil {
+		add(compat.Issue{Severity: compat.SeverityWarning, Code: compat.CodeCannotProve,
+			Message: fmt.Sprintf("%s cannot be described as one schema: %v", m.Source, err)})
+		return
+	}
+	opts := compat.Options{SourceLabel: m.Source.String(), TargetLabel: m.Target.String(), Conditional: e.Optional}
+	for _, ptr := range target.ptrs {
+		for _, is := range run.checker.Check(node, compat.Node{Schema: tgt.Input, Pointer: ptr}, opts) {
+			if node.Schema != src.Output {
+				is.SourcePointer = originalPointer(src.Output, source, is.SourcePointer)
+			}
+			add(is)
+		}
+	}
+}
+
+func problemIssue(p *fieldProblem, source bool) compat.Issue {
+	is := compat.Issue{Severity: compat.SeverityError, Code: p.code, Message: p.msg}
+	if p.code == compat.CodeCannotProve {
+		is.Severity = compat.SeverityWarning
+	}
+	if source {
+		is.SourcePointer = p.pointer
+	} else {
+		is.TargetPointer = p.pointer
+	}
+	return is
+}

@@ -1,0 +1,96 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/typeward/typeward/internal/clients"
+)
+
+// clientJSON is a client as the admin API shows it: never its secret or
+// the secret's hash.
+type clientJSON struct {
+	ClientID                string          `json:"client_id"`
+	ClientSecret            string          `json:"client_secret,omitempty"` // on creation only
+	ClientIDIssuedAt        int64           `json:"client_id_issued_at"`
+	ClientName              string          `json:"client_name"`
+	TokenEndpointAuthMethod string          `json:"token_endpoint_auth_method"`
+	JWKS                    json.RawMessage `json:"jwks,omitempty"`
+	AllowedTools            []string        `json:"allowed_tools"`
+	AllowedAudiences        []string        `json:"allowed_audiences"`
+	AllowedScopes           []string        `json:"allowed_scopes"`
+	Disabled                bool            `json:"disabled"`
+	CreatedAt               time.Time       `json:"created_at"`
+}
+
+func clientOf(c *clients.Client) clientJSON {
+	orEmpty := func(s []string) []string {
+		if s == nil {
+			return []string{}
+		}
+		return s
+	}
+	return clientJSON{ClientID: c.ID, ClientIDIssuedAt: c.CreatedAt.Unix(), ClientName: c.Name,
+		TokenEndpointAuthMethod: string(c.TokenEndpointAuthMethod), JWKS: c.JWKS,
+		AllowedTools: orEmpty(c.AllowedTools), AllowedAudiences: orEmpty(c.AllowedAudiences),
+		AllowedScopes: orEmpty(c.AllowedScopes), Disabled: c.Disabled, CreatedAt: c.CreatedAt}
+}
+
+// createClient registers a client from RFC 7591-style metadata and answers
+// 201 with its id and, this once, its secret.
+func (a *Admin) createClient(w http.ResponseWriter, r *http.Request) {
+	var reg clients.Registration
+	if err := readJSON(r, &reg, true); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	c, secret, err := clients.Register(r.Context(), a.Clients, a.Hasher, reg, a.now())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	out := clientOf(c)
+	out.ClientSecret = secret
+	w.Header().Set("Cache-Control", "no-store") // the secret must not be cached anywhere
+	w.Header().Set("Location", r.URL.Path+"/"+c.ID)
+	writeJSON(w, http.StatusCreated, out)
+}
+
+func (a *Admin) listClients(w http.ResponseWriter, r *http.Request) {
+	list, err := a.Clients.List(r.Context())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	out := make([]clientJSON, len(list))
+	for i, c := range list {
+		out[i] = clientOf(c)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"clients": out})
+}
+
+func (a *Admin) getClient(w http.ResponseWriter, r *http.Request) {
+	c, err := a.Clients.Get(r.Context(), pathParam(r, "id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, clientOf(c))
+}
+
+// disableClient stops a client from authenticating; tokens it holds stay
+// valid until they expire or are revoked.
+func (a *Admin) disableClient(w http.ResponseWriter, r *http.Request) {
+	id := pathParam(r, "id")
+	if err := a.Clients.Disable(r.Context(), id); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	c, err := a.Clients.Get(r.Context(), id)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, clientOf(c))
+}

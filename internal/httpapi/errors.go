@@ -1,0 +1,132 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/typeward/typeward/internal/oauth"
+)
+
+// Problem is an admin API error, written as RFC 9457
+// application/problem+json. Extensions carry machine-readable detail
+// (the issues of a refused composition, the problems of a registration).
+type Problem struct {
+	Status     int
+	Title      string
+	Detail     string
+	Extensions map[string]any
+	cause      error // logged, never written
+}
+
+func (p *Problem) Error() string {
+	if p.cause != nil {
+		return p.Title + ": " + p.Detail + ": " + p.cause.Error()
+	}
+	return p.Title + ": " + p.Detail
+}
+
+func (p *Problem) Unwrap() error { return p.cause }
+
+func problem(status int, detail string) *Problem {
+	return &Problem{Status: status, Title: http.StatusText(status), Detail: detail}
+}
+
+// internalProblem hides err from the answer and keeps it for the log.
+func internalProblem(err error) *Problem {
+	return &Problem{Status: http.StatusInternalServerError, Title: http.StatusText(http.StatusInternalServerError),
+		Detail: "internal error; see the server log for the request id", cause: err}
+}
+
+// oauthStatus is the one place an OAuth error kind becomes a status.
+func oauthStatus(e *oauth.Error) int {
+	switch e.Kind {
+	case oauth.KindBadRequest:
+		return http.StatusBadRequest
+	case oauth.KindUnauthorized:
+		return http.StatusUnauthorized
+	case oauth.KindForbidden:
+		return http.StatusForbidden
+	case oauth.KindRateLimited:
+		return http.StatusTooManyRequests
+	}
+	return http.StatusInternalServerError
+}
+
+// oauthBody is the RFC 6749 §5.2 error answer, plus the issue list of a
+// refused composition.
+type oauthBody struct {
+	Error       string `json:"error"`
+	Description string `json:"error_description,omitempty"`
+	Issues      any    `json:"issues,omitempty"`
+}
+
+// writeOAuthError answers an OAuth endpoint's error. Server errors are
+// logged with the request id and answered without their cause.
+func writeOAuthError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	e := oauth.AsError(err)
+	status := oauthStatus(e)
+	if status == http.StatusInternalServerError {
+		log.ErrorContext(r.Context(), "oauth endpoint failed", "err", err, "request_id", requestIDFrom(r.Context()))
+		e = &oauth.Error{Kind: oauth.KindServer, Code: oauth.CodeServerError, Description: "internal error"}
+	}
+	h := w.Header()
+	if e.BasicChallenge {
+		h.Set("WWW-Authenticate", `Basic realm="typeward", charset="UTF-8"`)
+	}
+	if e.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(int((e.RetryAfter+999_999_999)/1e9)))
+	}
+	body := oauthBody{Error: e.Code, Description: e.Description}
+	if len(e.Issues) > 0 {
+		body.Issues = e.Issues
+	}
+	writeOAuthJSON(w, status, body)
+}
+
+// writeOAuthJSON writes an OAuth answer: never cached (RFC 6749 §5.1).
+func writeOAuthJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Pragma", "no-cache")
+	writeJSON(w, status, v)
+}
+
+// writeProblem answers an admin API error.
+func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	var p *Problem
+	if !errors.As(err, &p) {
+		p = adminProblem(err)
+	}
+	if p.Status >= 500 {
+		log.ErrorContext(r.Context(), "admin endpoint failed", "err", err, "request_id", requestIDFrom(r.Context()))
+	}
+	body := map[string]any{"type": "about:blank", "title": p.Title, "status": p.Status, "instance": r.URL.Path}
+	if p.Detail != "" {
+		body["detail"] = p.Detail
+	}
+	for k, v := range p.Extensions {
+		body[k] = v
+	}
+	if id := requestIDFrom(r.Context()); id != "" {
+		body["request_id"] = id
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(p.Status)
+	encode(w, body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	encode(w, v)
+}
+
+// encode writes v as JSON without HTML escaping: field paths read "a->b".
+func encode(w http.ResponseWriter, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,147 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/typeward/typeward/internal/metrics"
+)
+
+type requestIDKey struct{}
+
+// maxRequestIDLen bounds a caller-supplied X-Request-Id.
+const maxRequestIDLen = 128
+
+// requestID takes a sane X-Request-Id from the caller or makes one, and
+// echoes it, so a log line and an answer can be matched.
+func requestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !saneRequestID(id) {
+			var b [12]byte
+			_, _ = rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+	})
+}
+
+func saneRequestID(id string) bool {
+	if id == "" || len(id) > maxRequestIDLen {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if c < 0x21 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func requestIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// statusWriter remembers the status and size of an answer.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// observe logs every request as one JSON line and counts it under its
+// route pattern (never the raw path: ids in paths would make the label
+// set unbounded). It also recovers a panic into a bare 500, so that a bug
+// costs one request and is logged with its stack.
+func observe(log *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			started := time.Now()
+			sw := &statusWriter{ResponseWriter: w}
+			defer func() {
+				if p := recover(); p != nil {
+					if p == http.ErrAbortHandler {
+						panic(p)
+					}
+					log.ErrorContext(r.Context(), "panic serving request", "panic", p,
+						"stack", string(debug.Stack()), "request_id", requestIDFrom(r.Context()))
+					if sw.status == 0 {
+						writeJSON(sw, http.StatusInternalServerError, map[string]string{"error": "server_error"})
+					}
+				}
+				route := chi.RouteContext(r.Context()).RoutePattern()
+				if route == "" {
+					route = "unmatched"
+				}
+				status := sw.status
+				if status == 0 {
+					status = http.StatusOK
+				}
+				took := time.Since(started)
+				m.ObserveHTTP(r.Method, route, status, took)
+				log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+					slog.String("request_id", requestIDFrom(r.Context())),
+					slog.String("method", r.Method),
+					slog.String("route", route),
+					slog.String("path", r.URL.Path),
+					slog.Int("status", status),
+					slog.Int("bytes", sw.bytes),
+					slog.Duration("duration", took),
+					slog.String("remote", r.RemoteAddr),
+				)
+			}()
+			next.ServeHTTP(sw, r)
+		})
+	}
+}
+
+// limitBody bounds a request body; a declared length beyond it is refused
+// before reading with refuse, and a body that grows beyond it fails the
+// read (which the handlers answer 413 through tooLarge).
+func limitBody(max int64, refuse func(http.ResponseWriter, *http.Request)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.ContentLength > max {
+				w.Header().Set("Connection", "close")
+				refuse(w, r)
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, max)
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// tooLarge reports whether err came from a body over its limit.
+func tooLarge(err error) bool {
+	var mbe *http.MaxBytesError
+	return errors.As(err, &mbe)
+}

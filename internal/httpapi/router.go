@@ -1,0 +1,106 @@
+// Package httpapi is typeward's HTTP surface: one chi router on which every
+// route is mounted (NewRouter), thin handlers that decode a request, call a
+// domain function and encode its answer, the admin API, and the
+// middleware every request passes through.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/typeward/typeward/internal/metrics"
+	"github.com/typeward/typeward/internal/oauth"
+)
+
+// Default body limits.
+const (
+	// DefaultOAuthBodyLimit fits the largest authorization_details
+	// (oauth.MaxAuthorizationDetailsBytes) form-encoded.
+	DefaultOAuthBodyLimit = 4 << 20
+	// DefaultAdminBodyLimit fits a snapshot of a large server's tools/list.
+	DefaultAdminBodyLimit = 8 << 20
+)
+
+// Config is every dependency of the router.
+type Config struct {
+	OAuth    *oauth.Service
+	Metadata oauth.Metadata
+	JWKS     JWKSSource
+	Ready    ReadinessCheck
+	Admin    *Admin
+	Metrics  *metrics.Metrics
+	Log      *slog.Logger
+	// Body limits in bytes; the defaults above when zero.
+	OAuthBodyLimit int64
+	AdminBodyLimit int64
+}
+
+// NewRouter mounts every route of typeward. This is the one place routes
+// are declared; api/openapi.yaml describes the same set, which a test
+// checks.
+func NewRouter(cfg Config) http.Handler {
+	if cfg.OAuthBodyLimit == 0 {
+		cfg.OAuthBodyLimit = DefaultOAuthBodyLimit
+	}
+	if cfg.AdminBodyLimit == 0 {
+		cfg.AdminBodyLimit = DefaultAdminBodyLimit
+	}
+	pub := &publicHandlers{metadata: cfg.Metadata, jwks: cfg.JWKS, ready: cfg.Ready, log: cfg.Log}
+	oa := &oauthHandlers{svc: cfg.OAuth, log: cfg.Log}
+	ad := cfg.Admin
+	ad.log = cfg.Log
+
+	r := chi.NewRouter()
+	r.Use(requestID, observe(cfg.Log, cfg.Metrics))
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not_found"})
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "method_not_allowed"})
+	})
+
+	r.Get("/healthz", pub.healthz)
+	r.Get("/readyz", pub.readyz)
+	r.Method(http.MethodGet, "/metrics", cfg.Metrics.Handler())
+	r.Get(oauth.PathMetadata, pub.serveMetadata)
+	r.Get(oauth.PathJWKS, pub.serveJWKS)
+
+	r.Group(func(r chi.Router) {
+		r.Use(limitBody(cfg.OAuthBodyLimit, refuseLargeOAuth))
+		r.Post(oauth.PathToken, oa.token)
+		r.Post(oauth.PathIntrospect, oa.introspect)
+		r.Post(oauth.PathRevoke, oa.revoke)
+	})
+
+	r.Route("/admin/v1", func(r chi.Router) {
+		r.Use(limitBody(cfg.AdminBodyLimit, ad.refuseLarge), ad.authenticate)
+
+		r.Get("/tools", ad.listTools)
+		r.Put("/tools/{name}", ad.putTool)
+		r.Get("/tools/{name}", ad.getTool)
+		r.Get("/tools/{name}/versions", ad.listVersions)
+
+		r.Post("/servers/{server}/snapshots", ad.importSnapshot)
+		r.Get("/servers/{server}/snapshots/{id}", ad.getSnapshot)
+		r.Post("/servers/{server}/snapshots/{id}/approve", ad.approveSnapshot)
+
+		r.Get("/compositions", ad.listCompositions)
+		r.Post("/compositions:validate", ad.validateComposition)
+		r.Put("/compositions/{name}", ad.putComposition)
+		r.Get("/compositions/{name}", ad.getComposition)
+		r.Post("/compositions/{name}/revalidate", ad.revalidateComposition)
+
+		r.Get("/clients", ad.listClients)
+		r.Post("/clients", ad.createClient)
+		r.Get("/clients/{id}", ad.getClient)
+		r.Post("/clients/{id}/disable", ad.disableClient)
+
+		r.Get("/keys", ad.listKeys)
+		r.Post("/keys:rotate", ad.rotateKeys)
+
+		r.Get("/issuances", ad.queryIssuances)
+	})
+	return r
+}

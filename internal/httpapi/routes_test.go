@@ -1,0 +1,128 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/typeward/typeward/internal/metrics"
+	"github.com/typeward/typeward/internal/oauth"
+)
+
+// routes lists "METHOD /path" for every route of the router.
+func routes(t *testing.T) []string {
+	r := NewRouter(Config{OAuth: &oauth.Service{}, Admin: &Admin{}, Metrics: metrics.New(metrics.Options{}), Log: slog.New(slog.DiscardHandler)})
+	var out []string
+	err := chi.Walk(r.(chi.Routes), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		out = append(out, method+" "+strings.TrimSuffix(route, "/*"))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+type openAPI struct {
+	OpenAPI string                               `yaml:"openapi"`
+	Paths   map[string]map[string]map[string]any `yaml:"paths"`
+}
+
+func loadSpec(t *testing.T) (openAPI, map[string]any) {
+	raw, err := os.ReadFile("../../api/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec openAPI
+	if err := yaml.Unmarshal(raw, &spec); err != nil {
+		t.Fatalf("api/openapi.yaml: %v", err)
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return spec, doc
+}
+
+var httpMethods = []string{"get", "put", "post", "delete", "patch", "head", "options", "trace"}
+
+// TestOpenAPIMatchesRouter fails on a route the spec does not describe and
+// on a spec operation no route serves.
+func TestOpenAPIMatchesRouter(t *testing.T) {
+	spec, _ := loadSpec(t)
+	if !strings.HasPrefix(spec.OpenAPI, "3.1") {
+		t.Errorf("openapi %q, want 3.1.x", spec.OpenAPI)
+	}
+	var described []string
+	for path, item := range spec.Paths {
+		for key, op := range item {
+			if !slices.Contains(httpMethods, key) {
+				continue
+			}
+			described = append(described, strings.ToUpper(key)+" "+path)
+			if _, ok := op["responses"]; !ok {
+				t.Errorf("%s %s has no responses", key, path)
+			}
+		}
+	}
+	slices.Sort(described)
+	served := routes(t)
+	for _, r := range served {
+		if !slices.Contains(described, r) {
+			t.Errorf("route %s is not in api/openapi.yaml", r)
+		}
+	}
+	for _, d := range described {
+		if !slices.Contains(served, d) {
+			t.Errorf("api/openapi.yaml describes %s, which no route serves", d)
+		}
+	}
+	if len(served) < 30 {
+		t.Errorf("only %d routes walked: %v", len(served), served)
+	}
+}
+
+// TestOpenAPIReferencesResolve: every $ref names a component that exists.
+func TestOpenAPIReferencesResolve(t *testing.T) {
+	_, doc := loadSpec(t)
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if ref, ok := v["$ref"].(string); ok {
+				if _, found := lookupPointer(doc, strings.TrimPrefix(ref, "#")); !found {
+					t.Errorf("unresolved $ref %s", ref)
+				}
+			}
+			for _, child := range v {
+				walk(child)
+			}
+		case []any:
+			for _, child := range v {
+				walk(child)
+			}
+		}
+	}
+	walk(doc)
+}
+
+func lookupPointer(doc map[string]any, pointer string) (any, bool) {
+	var cur any = doc
+	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}

@@ -1,0 +1,107 @@
+package oauth
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/typeward/typeward/internal/composition"
+	"github.com/typeward/typeward/verify"
+)
+
+// DetailTypeComposition is the one authorization_details type typeward
+// understands.
+const DetailTypeComposition = "mcp_composition"
+
+// MaxAuthorizationDetailsBytes bounds the parameter before it is decoded.
+const MaxAuthorizationDetailsBytes = 1 << 20
+
+// MaxCompositionIDBytes bounds a composition_id.
+const MaxCompositionIDBytes = 256
+
+// CompositionRequest is the one mcp_composition a client asked for: either
+// an inline document or the name of a stored composition.
+type CompositionRequest struct {
+	Inline json.RawMessage // set for an inline composition
+	ID     string          // set for composition_id
+}
+
+// enrich is the authorization detail of a validated composition: what the
+// token and the success answer carry.
+func enrich(res *composition.Result) verify.AuthorizationDetail {
+	d := verify.AuthorizationDetail{Type: DetailTypeComposition, Digest: res.Digest,
+		Tools: make([]verify.ToolRef, len(res.Tools)), Edges: make([]verify.Edge, len(res.Edges))}
+	for i, t := range res.Tools {
+		d.Tools[i] = verify.ToolRef{Name: t.Name, Version: t.Version, Digest: t.Digest}
+	}
+	for i, e := range res.Edges {
+		d.Edges[i] = verify.Edge{From: e.From, To: e.To}
+	}
+	return d
+}
+
+// ParseAuthorizationDetails reads the authorization_details parameter: a
+// JSON array holding exactly one object {"type":"mcp_composition"} with
+// exactly one of "composition" (an object) and "composition_id" (a string).
+// Every other shape is an invalid_authorization_details *Error.
+func ParseAuthorizationDetails(raw string) (CompositionRequest, error) {
+	fail := func(format string, args ...any) (CompositionRequest, error) {
+		return CompositionRequest{}, badRequest(CodeInvalidAuthorizationDetails, fmt.Sprintf(format, args...))
+	}
+	if len(raw) > MaxAuthorizationDetailsBytes {
+		return fail("authorization_details is %d bytes, at most %d", len(raw), MaxAuthorizationDetailsBytes)
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal([]byte(raw), &list); err != nil {
+		return fail("authorization_details must be a JSON array of objects")
+	}
+	if len(list) != 1 {
+		return fail("authorization_details must hold exactly one mcp_composition, got %d entries", len(list))
+	}
+	var entry map[string]json.RawMessage
+	if err := json.Unmarshal(list[0], &entry); err != nil || entry == nil {
+		return fail("authorization_details[0] must be an object")
+	}
+	var typ string
+	if err := json.Unmarshal(entry["type"], &typ); err != nil {
+		return fail(`authorization_details[0].type must be a string`)
+	}
+	if typ != DetailTypeComposition {
+		return fail("authorization_details type %q is not supported; use %s", truncate(typ, 64), DetailTypeComposition)
+	}
+	for key := range entry {
+		if key != "type" && key != "composition" && key != "composition_id" {
+			return fail("unknown member %q in an mcp_composition", truncate(key, 64))
+		}
+	}
+	inline, hasInline := entry["composition"]
+	rawID, hasID := entry["composition_id"]
+	switch {
+	case hasInline && hasID:
+		return fail("give composition or composition_id, not both")
+	case hasInline:
+		trimmed := bytes.TrimSpace(inline)
+		if len(trimmed) == 0 || trimmed[0] != '{' {
+			return fail("composition must be a JSON object")
+		}
+		return CompositionRequest{Inline: trimmed}, nil
+	case hasID:
+		var id string
+		if err := json.Unmarshal(rawID, &id); err != nil || id == "" {
+			return fail("composition_id must be a non-empty string")
+		}
+		if len(id) > MaxCompositionIDBytes {
+			return fail("composition_id is longer than %d bytes", MaxCompositionIDBytes)
+		}
+		return CompositionRequest{ID: id}, nil
+	}
+	return fail("an mcp_composition needs composition or composition_id")
+}
+
+// truncate keeps echoed input short in descriptions.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,111 @@
+// Package oauth is typeward's authorization server logic as plain domain
+// functions: the client-credentials token endpoint for compositions (RFC
+// 6749, RFC 8707, RFC 9396), introspection (RFC 7662), revocation (RFC 7009)
+// and server metadata (RFC 8414). It never imports net/http: the HTTP layer
+// decodes requests into these calls and maps Error to a status in one place.
+package oauth
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/typeward/typeward/internal/compat"
+)
+
+// Error codes of RFC 6749 §5.2, RFC 8707 and RFC 9396.
+const (
+	CodeInvalidRequest              = "invalid_request"
+	CodeInvalidClient               = "invalid_client"
+	CodeInvalidGrant                = "invalid_grant"
+	CodeUnauthorizedClient          = "unauthorized_client"
+	CodeUnsupportedGrantType        = "unsupported_grant_type"
+	CodeInvalidScope                = "invalid_scope"
+	CodeInvalidTarget               = "invalid_target"
+	CodeInvalidAuthorizationDetails = "invalid_authorization_details"
+	CodeUnsupportedTokenType        = "unsupported_token_type"
+	CodeServerError                 = "server_error"
+	// CodeRateLimited is not an RFC 6749 code; RFC 6585's 429 carries it.
+	CodeRateLimited = "rate_limited"
+)
+
+// Kind says how an Error is answered; the HTTP layer maps each to a status.
+type Kind int
+
+const (
+	KindBadRequest   Kind = iota // 400: malformed or not allowed input
+	KindUnauthorized             // 401: client authentication failed
+	KindForbidden                // 403: a well-formed composition is refused
+	KindRateLimited              // 429
+	KindServer                   // 500: nothing about it is echoed
+)
+
+// Error is an OAuth error answer. Description is ASCII, as RFC 6749 §5.2
+// requires of error_description.
+type Error struct {
+	Kind        Kind
+	Code        string
+	Description string
+	// Issues is the full issue list of a refused composition (KindForbidden).
+	Issues []compat.Issue
+	// BasicChallenge asks for WWW-Authenticate: Basic (the client used the
+	// Authorization header and failed).
+	BasicChallenge bool
+	// RetryAfter is the wait before the next attempt (KindRateLimited).
+	RetryAfter time.Duration
+	// cause is logged, never shown (KindServer).
+	cause error
+}
+
+func (e *Error) Error() string {
+	if e.cause != nil {
+		return e.Code + ": " + e.Description + ": " + e.cause.Error()
+	}
+	return e.Code + ": " + e.Description
+}
+
+func (e *Error) Unwrap() error { return e.cause }
+
+func badRequest(code, description string) *Error {
+	return &Error{Kind: KindBadRequest, Code: code, Description: ASCII(description)}
+}
+
+func invalidClient(basic bool) *Error {
+	return &Error{Kind: KindUnauthorized, Code: CodeInvalidClient,
+		Description: "client authentication failed", BasicChallenge: basic}
+}
+
+func serverError(cause error) *Error {
+	return &Error{Kind: KindServer, Code: CodeServerError, Description: "internal error", cause: cause}
+}
+
+// AsError returns err as an *Error; anything else becomes a server error
+// whose cause is kept for the log.
+func AsError(err error) *Error {
+	var oe *Error
+	if errors.As(err, &oe) {
+		return oe
+	}
+	return serverError(err)
+}
+
+// ASCII makes s a legal error_description: RFC 6749 allows %x20-21,
+// %x23-5B and %x5D-7E only, so '"' and '\' become '\” and '/', and every
+// other byte outside the set becomes '?'.
+func ASCII(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteByte('\'')
+		case r == '\\':
+			b.WriteByte('/')
+		case r >= 0x20 && r <= 0x7e:
+			b.WriteRune(r)
+		default:
+			b.WriteByte('?')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,96 @@
+package oauth
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/verify"
+)
+
+// Introspection is the RFC 7662 answer. An inactive token is
+// {"active":false} and nothing else.
+type Introspection struct {
+	Active               bool                         `json:"active"`
+	Scope                string                       `json:"scope,omitempty"`
+	ClientID             string                       `json:"client_id,omitempty"`
+	TokenType            string                       `json:"token_type,omitempty"`
+	Exp                  int64                        `json:"exp,omitempty"`
+	Iat                  int64                        `json:"iat,omitempty"`
+	Nbf                  int64                        `json:"nbf,omitempty"`
+	Sub                  string                       `json:"sub,omitempty"`
+	Aud                  []string                     `json:"aud,omitempty"`
+	Iss                  string                       `json:"iss,omitempty"`
+	JTI                  string                       `json:"jti,omitempty"`
+	MCPTools             []string                     `json:"mcp_tools,omitempty"`
+	AuthorizationDetails []verify.AuthorizationDetail `json:"authorization_details,omitempty"`
+}
+
+// AdminScope is the scope of tokens the admin API accepts; a client allowed
+// it may also introspect and revoke any token.
+const AdminScope = clients.AdminScope
+
+// Introspect answers RFC 7662 for an authenticated caller. A token that is
+// expired, revoked, malformed, signed by someone else, or that the caller
+// has no business seeing (neither its client, nor a client whose allowed
+// audiences include the token's, nor an admin) is inactive.
+func (s *Service) Introspect(ctx context.Context, form url.Values, authorization string) (*Introspection, error) {
+	caller, err := s.authenticate(ctx, form, authorization, nil)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := single(form, "token")
+	if err != nil {
+		return nil, err
+	}
+	if raw == "" {
+		return nil, badRequest(CodeInvalidRequest, "token is required")
+	}
+	inactive := &Introspection{}
+	tok, err := s.activeToken(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	if tok == nil || !mayInspect(caller, tok) {
+		return inactive, nil
+	}
+	answer := &Introspection{
+		Active: true, Scope: strings.Join(tok.Scope, " "), ClientID: tok.ClientID, TokenType: "Bearer",
+		Exp: tok.ExpiresAt.Unix(), Iat: tok.IssuedAt.Unix(),
+		Sub: tok.Subject, Aud: tok.Audience, Iss: tok.Issuer, JTI: tok.ID,
+		MCPTools: tok.Tools, AuthorizationDetails: tok.AuthorizationDetails,
+	}
+	if !tok.NotBefore.IsZero() {
+		answer.Nbf = tok.NotBefore.Unix()
+	}
+	return answer, nil
+}
+
+// activeToken is the verified, unrevoked token, or nil. Only a failing
+// revocation store is an error.
+func (s *Service) activeToken(ctx context.Context, raw string) (*verify.Claims, error) {
+	if len(raw) > 16<<10 || strings.Count(raw, ".") != 2 {
+		return nil, nil
+	}
+	tok, err := s.Verifier.Verify(ctx, raw)
+	if err != nil || !s.now().Before(tok.ExpiresAt) {
+		return nil, nil
+	}
+	revoked, err := s.Revocations.IsRevoked(ctx, tok.ID)
+	if err != nil {
+		return nil, serverError(err)
+	}
+	if revoked {
+		return nil, nil
+	}
+	return tok, nil
+}
+
+func mayInspect(caller *clients.Client, tok *verify.Claims) bool {
+	if caller.ID == tok.ClientID || caller.AllowsScope(AdminScope) {
+		return true
+	}
+	return slices.ContainsFunc(tok.Audience, caller.AllowsAudience)
+}

@@ -1,0 +1,57 @@
+package oauth
+
+import "github.com/typeward/typeward/internal/clients"
+
+// Metadata is the RFC 8414 authorization server metadata.
+type Metadata struct {
+	Issuer                                     string   `json:"issuer"`
+	TokenEndpoint                              string   `json:"token_endpoint"`
+	JWKSURI                                    string   `json:"jwks_uri"`
+	IntrospectionEndpoint                      string   `json:"introspection_endpoint"`
+	RevocationEndpoint                         string   `json:"revocation_endpoint"`
+	GrantTypesSupported                        []string `json:"grant_types_supported"`
+	ResponseTypesSupported                     []string `json:"response_types_supported"`
+	TokenEndpointAuthMethodsSupported          []string `json:"token_endpoint_auth_methods_supported"`
+	TokenEndpointAuthSigningAlgValuesSupported []string `json:"token_endpoint_auth_signing_alg_values_supported"`
+	IntrospectionEndpointAuthMethodsSupported  []string `json:"introspection_endpoint_auth_methods_supported"`
+	RevocationEndpointAuthMethodsSupported     []string `json:"revocation_endpoint_auth_methods_supported"`
+	AuthorizationDetailsTypesSupported         []string `json:"authorization_details_types_supported"`
+	ScopesSupported                            []string `json:"scopes_supported"`
+	// Not an RFC 8414 member for access tokens, but what RFC 9068 verifiers
+	// look for; the JWKS carries the same algorithms per key.
+	AccessTokenSigningAlgValuesSupported []string `json:"access_token_signing_alg_values_supported"`
+}
+
+// Endpoint paths, relative to the issuer.
+const (
+	PathToken      = "/oauth2/token"
+	PathIntrospect = "/oauth2/introspect"
+	PathRevoke     = "/oauth2/revoke"
+	PathJWKS       = "/.well-known/jwks.json"
+	PathMetadata   = "/.well-known/oauth-authorization-server"
+)
+
+// NewMetadata describes a server at issuer that signs with signingAlgs
+// and accepts client assertions signed with assertionAlgs.
+func NewMetadata(issuer string, signingAlgs, assertionAlgs []string) Metadata {
+	var auth []string
+	for _, m := range clients.AuthMethods() {
+		auth = append(auth, string(m))
+	}
+	return Metadata{
+		Issuer:                            issuer,
+		TokenEndpoint:                     issuer + PathToken,
+		JWKSURI:                           issuer + PathJWKS,
+		IntrospectionEndpoint:             issuer + PathIntrospect,
+		RevocationEndpoint:                issuer + PathRevoke,
+		GrantTypesSupported:               []string{GrantTypeClientCredentials},
+		ResponseTypesSupported:            []string{},
+		TokenEndpointAuthMethodsSupported: auth,
+		TokenEndpointAuthSigningAlgValuesSupported: assertionAlgs,
+		IntrospectionEndpointAuthMethodsSupported:  auth,
+		RevocationEndpointAuthMethodsSupported:     auth,
+		AuthorizationDetailsTypesSupported:         []string{DetailTypeComposition},
+		ScopesSupported:                            []string{AdminScope},
+		AccessTokenSigningAlgValuesSupported:       signingAlgs,
+	}
+}

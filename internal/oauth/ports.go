@@ -1,0 +1,65 @@
+package oauth
+
+import (
+	"context"
+	"net/url"
+	"time"
+
+	"github.com/typeward/typeward/internal/audit"
+	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/composition"
+	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/token"
+	"github.com/typeward/typeward/verify"
+)
+
+// The interfaces below are what the token endpoint needs from the rest of
+// typeward; internal/server binds them to the real packages.
+
+// Authenticator authenticates the client of a request from its form and
+// Authorization header; a failure that is the client's fault is a
+// *clients.AuthError. *clients.Authenticator implements it.
+type Authenticator interface {
+	Authenticate(ctx context.Context, form url.Values, authorization string) (*clients.Client, error)
+}
+
+// Validator type-checks a parsed composition against the registry; an
+// error is the registry's failure, never the composition's.
+// *composition.Validator implements it.
+type Validator interface {
+	Validate(ctx context.Context, c *composition.Composition) (*composition.Result, error)
+}
+
+// Compositions finds stored compositions by name (registry.ErrNotFound
+// when unknown); registry.Store implements it.
+type Compositions interface {
+	Composition(ctx context.Context, name string) (registry.Composition, error)
+}
+
+// Minter signs an access token for a grant; *token.Minter implements it.
+type Minter interface {
+	Mint(g token.Grant) (token.Minted, error)
+}
+
+// TokenVerifier checks a token typeward signed: signature with a published
+// key, typ at+jwt, issuer, expiry, any audience. Any error makes the token
+// inactive. *verify.Verifier over the keyring implements it.
+type TokenVerifier interface {
+	Verify(ctx context.Context, token string) (*verify.Claims, error)
+}
+
+// Revocations records revoked token ids until their tokens expire.
+type Revocations interface {
+	Revoke(ctx context.Context, jti string, expiresAt time.Time) error
+	IsRevoked(ctx context.Context, jti string) (bool, error)
+}
+
+// RateLimiter grants or refuses one request of a client.
+type RateLimiter interface {
+	Allow(clientID string) (ok bool, retryAfter time.Duration)
+}
+
+// AuditLog records every token decision; audit.Store implements it.
+type AuditLog interface {
+	Append(ctx context.Context, rec *audit.Issuance) error
+}

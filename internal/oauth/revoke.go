@@ -1,0 +1,47 @@
+package oauth
+
+import (
+	"context"
+	"net/url"
+
+	"github.com/typeward/typeward/verify"
+)
+
+// Revoke answers RFC 7009 for an authenticated caller. The answer is the
+// same (success) for unknown, malformed and already expired tokens, so
+// revocation reveals nothing; a token of another client is left alone
+// unless the caller is an admin. Only access tokens exist, so every
+// token_type_hint is accepted and ignored.
+func (s *Service) Revoke(ctx context.Context, form url.Values, authorization string) error {
+	caller, err := s.authenticate(ctx, form, authorization, nil)
+	if err != nil {
+		return err
+	}
+	raw, err := single(form, "token")
+	if err != nil {
+		return err
+	}
+	if raw == "" {
+		return badRequest(CodeInvalidRequest, "token is required")
+	}
+	if _, err := single(form, "token_type_hint"); err != nil {
+		return err
+	}
+	tok, err := s.activeToken(ctx, raw)
+	if err != nil || tok == nil {
+		return err
+	}
+	if tok.ClientID != caller.ID && !caller.AllowsScope(AdminScope) {
+		return nil
+	}
+	if err := s.Revocations.Revoke(ctx, tok.ID, tok.ExpiresAt); err != nil {
+		return serverError(err)
+	}
+	return nil
+}
+
+// Active is what the admin API's authentication needs: the verified,
+// unrevoked token, or nil.
+func (s *Service) Active(ctx context.Context, raw string) (*verify.Claims, error) {
+	return s.activeToken(ctx, raw)
+}

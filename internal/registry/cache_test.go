@@ -1,0 +1,140 @@
+package registry_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/store/memory"
+)
+
+// countingResolver counts the reads that reach the store.
+type countingResolver struct {
+	registry.Resolver
+	mu    sync.Mutex
+	reads int
+	// during runs inside a read, after the store answered: a change
+	// landing while the cache is filling.
+	during func()
+}
+
+func (c *countingResolver) ResolveTool(ctx context.Context, name string, version int) (*registry.ResolvedTool, error) {
+	c.mu.Lock()
+	c.reads++
+	during := c.during
+	c.during = nil
+	c.mu.Unlock()
+	rt, err := c.Resolver.ResolveTool(ctx, name, version)
+	if during != nil {
+		during()
+	}
+	return rt, err
+}
+
+func declareIn(t *testing.T, s *memory.Registry, server, name, input string) {
+	t.Helper()
+	if _, err := s.DeclareTool(context.Background(), server, registry.Tool{Name: name, InputSchema: json.RawMessage(input)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCacheReadsThroughAndInvalidates(t *testing.T) {
+	ctx := context.Background()
+	store := memory.NewRegistry()
+	source := &countingResolver{Resolver: store}
+	cache := registry.NewCache(source)
+	store.Watch(cache.Invalidate)
+	declareIn(t, store, "a", "search", inQ)
+	declareIn(t, store, "a", "fetch", inQ)
+
+	for range 3 {
+		if rt, err := cache.ResolveTool(ctx, "search", 0); err != nil || rt.Version != 1 {
+			t.Fatalf("resolve = %+v, %v", rt, err)
+		}
+	}
+	if _, err := cache.ResolveTool(ctx, "a/fetch", 0); err != nil {
+		t.Fatal(err)
+	}
+	if st := cache.Stats(); st.Hits != 2 || st.Misses != 2 || st.Entries != 2 || source.reads != 2 {
+		t.Fatalf("stats %+v after %d store reads, want 2 hits, 2 misses, 2 entries", st, source.reads)
+	}
+
+	// A returned tool is a copy: a caller cannot corrupt the cache.
+	rt, _ := cache.ResolveTool(ctx, "search", 0)
+	rt.Version = 99
+	if again, _ := cache.ResolveTool(ctx, "search", 0); again.Version != 1 {
+		t.Fatalf("cached entry modified through a returned copy: %+v", again)
+	}
+
+	// Another server declaring "search" makes the bare name ambiguous:
+	// the change drops every entry of that bare name, not fetch's.
+	before := cache.Stats().Invalidations
+	declareIn(t, store, "b", "search", inQ)
+	if _, err := cache.ResolveTool(ctx, "search", 0); !errors.Is(err, registry.ErrAmbiguous) {
+		t.Fatalf("bare name after a second server: %v, want ErrAmbiguous", err)
+	}
+	if st := cache.Stats(); st.Entries != 1 || st.Invalidations != before+1 {
+		t.Fatalf("stats %+v, want fetch alone left and one invalidation", st)
+	}
+	// Errors are not cached.
+	reads := source.reads
+	_, _ = cache.ResolveTool(ctx, "search", 0)
+	if source.reads != reads+1 {
+		t.Error("an error answer was cached")
+	}
+
+	cache.Reset()
+	if st := cache.Stats(); st.Entries != 0 || st.Resets != 1 {
+		t.Fatalf("after Reset %+v", st)
+	}
+}
+
+func TestCacheDoesNotKeepWhatAChangeRacedWith(t *testing.T) {
+	ctx := context.Background()
+	store := memory.NewRegistry()
+	source := &countingResolver{Resolver: store}
+	cache := registry.NewCache(source)
+	store.Watch(cache.Invalidate)
+	declareIn(t, store, "a", "search", inQ)
+
+	// The store answers version 1, then version 2 lands before the cache
+	// stores the answer: the stale answer must not be kept.
+	source.during = func() { declareIn(t, store, "a", "search", inQOptional) }
+	if rt, err := cache.ResolveTool(ctx, "a/search", 0); err != nil || rt.Version != 1 {
+		t.Fatalf("racing read = %+v, %v", rt, err)
+	}
+	if rt, err := cache.ResolveTool(ctx, "a/search", 0); err != nil || rt.Version != 2 {
+		t.Fatalf("next read = %+v, %v; want version 2", rt, err)
+	}
+}
+
+func TestCacheIsSafeForConcurrentUse(t *testing.T) {
+	ctx := context.Background()
+	store := memory.NewRegistry()
+	cache := registry.NewCache(store)
+	store.Watch(cache.Invalidate)
+	declareIn(t, store, "a", "search", inQ)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				if i == 0 {
+					cache.Invalidate(registry.Change{Server: "a", Name: "search", Version: 1})
+				}
+				if _, err := cache.ResolveTool(ctx, "search", 0); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if st := cache.Stats(); st.Hits+st.Misses != 1600 {
+		t.Errorf("stats %+v, want 1600 lookups", st)
+	}
+}

@@ -1,0 +1,198 @@
+package server_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/typeward/typeward/internal/keys"
+	"github.com/typeward/typeward/internal/server"
+	"github.com/typeward/typeward/internal/store/postgres/pgtest"
+)
+
+// harness is a real typeward listening on 127.0.0.1:0 and a client for it.
+type harness struct {
+	t       testing.TB
+	srv     *server.Server
+	base    string
+	http    *http.Client
+	adminID string
+	adminSK string
+}
+
+type mode string
+
+const (
+	embedded mode = "embedded"
+	database mode = "postgres"
+)
+
+func randomSecret(t testing.TB) string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// start runs a server in the given mode until the test ends; configure may
+// adjust the configuration first.
+func start(t testing.TB, m mode, configure func(*server.Config)) *harness {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, base: "http://" + ln.Addr().String(), http: &http.Client{Timeout: 10 * time.Second},
+		adminID: "admin-" + randomSecret(t)[:8], adminSK: randomSecret(t)}
+	cfg := &server.Config{
+		Addr: ln.Addr().String(), Issuer: h.base, TokenTTL: 5 * time.Minute, SigningAlg: keys.ES256,
+		JWKSMaxAge: 15 * time.Minute, RateLimit: 1000, RateBurst: 1000, LogLevel: "info",
+		AdminClientID: h.adminID, AdminClientSecret: h.adminSK, ShutdownTimeout: 5 * time.Second,
+	}
+	if m == database {
+		_, schemaName := pgtest.New(t)
+		cfg.DatabaseURL = pgtest.URL() + "&search_path=" + schemaName
+		if !strings.Contains(pgtest.URL(), "?") {
+			cfg.DatabaseURL = pgtest.URL() + "?search_path=" + schemaName
+		}
+		kek, err := keys.GenerateKEK()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.KEK = kek
+		cfg.Pepper = []byte(randomSecret(t))
+	}
+	if configure != nil {
+		configure(cfg)
+	}
+	logOut := io.Discard
+	if testing.Verbose() {
+		logOut = os.Stderr
+	}
+	log := slog.New(slog.NewJSONHandler(logOut, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := server.New(ctx, cfg, log)
+	if err != nil {
+		cancel()
+		t.Fatalf("server.New: %v", err)
+	}
+	h.srv = srv
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		srv.Close()
+	})
+	return h
+}
+
+// response is a finished request.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) json(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("status %d body %s: %v", r.status, r.body, err)
+	}
+}
+
+func (h *harness) do(req *http.Request) response {
+	h.t.Helper()
+	resp, err := h.http.Do(req)
+	if err != nil {
+		h.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return response{resp.StatusCode, resp.Header, body}
+}
+
+// postForm sends a form; user/pass, when set, go in a Basic header.
+func (h *harness) postForm(path, user, pass string, form url.Values) response {
+	h.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, h.base+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if user != "" {
+		req.SetBasicAuth(url.QueryEscape(user), url.QueryEscape(pass))
+	}
+	return h.do(req)
+}
+
+// admin sends a JSON admin request with the bearer token.
+func (h *harness) admin(method, path, bearer string, body any) response {
+	h.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		raw, ok := body.([]byte)
+		if !ok {
+			var err error
+			if raw, err = json.Marshal(body); err != nil {
+				h.t.Fatal(err)
+			}
+		}
+		rd = strings.NewReader(string(raw))
+	}
+	req, _ := http.NewRequest(method, h.base+path, rd)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	return h.do(req)
+}
+
+func (h *harness) get(path string) response {
+	h.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, h.base+path, nil)
+	return h.do(req)
+}
+
+// adminToken gets a typeward:admin token from the token endpoint.
+func (h *harness) adminToken() string {
+	h.t.Helper()
+	r := h.postForm("/oauth2/token", h.adminID, h.adminSK, url.Values{"grant_type": {"client_credentials"}, "scope": {"typeward:admin"}})
+	if r.status != http.StatusOK {
+		h.t.Fatalf("admin token: %d %s", r.status, r.body)
+	}
+	var tok struct {
+		AccessToken string `json:"access_token"`
+		Scope       string `json:"scope"`
+	}
+	r.json(h.t, &tok)
+	if tok.Scope != "typeward:admin" {
+		h.t.Fatalf("admin token scope %q", tok.Scope)
+	}
+	return tok.AccessToken
+}
+
+// compositionDetails wraps a composition file as authorization_details.
+func compositionDetails(t testing.TB, file string) string {
+	t.Helper()
+	doc, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return `[{"type":"mcp_composition","composition":` + string(doc) + `}]`
+}

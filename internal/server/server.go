@@ -1,0 +1,307 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/compat"
+	"github.com/typeward/typeward/internal/composition"
+	"github.com/typeward/typeward/internal/httpapi"
+	"github.com/typeward/typeward/internal/keys"
+	"github.com/typeward/typeward/internal/metrics"
+	"github.com/typeward/typeward/internal/oauth"
+	"github.com/typeward/typeward/internal/ratelimit"
+	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/store/postgres"
+	"github.com/typeward/typeward/internal/token"
+	"github.com/typeward/typeward/verify"
+)
+
+// Timeouts of the HTTP server: bounded so that slow clients cannot hold
+// connections, generous enough for a large admin import.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 30 * time.Second
+	idleTimeout       = 2 * time.Minute
+	maxHeaderBytes    = 64 << 10
+	// housekeepingEvery is how often expired revocations and assertion
+	// jtis are purged and the stale-composition gauge is refreshed.
+	housekeepingEvery = time.Minute
+)
+
+// Server is a wired typeward.
+type Server struct {
+	cfg     *Config
+	log     *slog.Logger
+	stores  *stores
+	keyring *keys.Keyring
+	cache   *registry.Cache
+	metrics *metrics.Metrics
+	handler http.Handler
+	// Demo holds the embedded mode's demo client credentials (empty with a
+	// database).
+	Demo Credentials
+	// Admin holds generated admin credentials when the embedded mode made
+	// them (no TYPEWARD_ADMIN_* given).
+	Admin Credentials
+}
+
+// Credentials of a client made at start.
+type Credentials struct{ ID, Secret string }
+
+// New builds a server from cfg: stores (memory or Postgres), keyring,
+// bootstrapped clients, OAuth service and router. Nothing listens yet.
+func New(ctx context.Context, cfg *Config, log *slog.Logger) (*Server, error) {
+	s := &Server{cfg: cfg, log: log, metrics: metrics.New(metrics.Options{LabelledClients: cfg.MetricsClients})}
+	var err error
+	if cfg.Embedded() {
+		s.stores, err = openMemory()
+	} else {
+		s.stores, err = openPostgres(ctx, cfg, log)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.wire(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) wire(ctx context.Context) error {
+	cfg, st := s.cfg, s.stores
+	var err error
+	s.keyring, err = keys.New(ctx, keys.Config{Store: st.keys, KEK: st.kek, Alg: cfg.SigningAlg,
+		JWKSMaxAge: cfg.JWKSMaxAge, MaxTokenTTL: cfg.TokenTTL, Logger: s.log})
+	if err != nil {
+		return err
+	}
+	if cfg.Embedded() {
+		if err := s.seedEmbedded(ctx); err != nil {
+			return err
+		}
+	}
+	if cfg.AdminClientID != "" {
+		outcome, err := clients.EnsureAdmin(ctx, st.clients, st.hasher, cfg.AdminClientID, cfg.AdminClientSecret, time.Now())
+		if err != nil {
+			return fmt.Errorf("admin client: %w", err)
+		}
+		if outcome == clients.AdminDisabled {
+			s.log.Warn("the admin client is disabled in the store; the admin API is unusable until an operator enables it", "client_id", cfg.AdminClientID)
+		}
+	}
+
+	s.cache = registry.NewCache(st.registry)
+	st.watch(s.cache.Invalidate)
+	s.metrics.WatchRegistryCache(
+		func() float64 { return float64(s.cache.Stats().Hits) },
+		func() float64 { return float64(s.cache.Stats().Misses) })
+	s.metrics.WatchSigningKey(func() float64 {
+		age, _ := s.keyring.SigningKeyAge()
+		return age.Seconds()
+	})
+
+	tokenEndpoint := cfg.Issuer + oauth.PathToken
+	auth, err := clients.NewAuthenticator(clients.AuthenticatorConfig{Clients: st.clients, Hasher: st.hasher,
+		Replay: st.replay, Audiences: []string{cfg.Issuer, tokenEndpoint}})
+	if err != nil {
+		return err
+	}
+	minter, err := token.NewMinter(token.Config{Issuer: cfg.Issuer, TTL: cfg.TokenTTL, Signers: s.keyring})
+	if err != nil {
+		return err
+	}
+	verifier, err := verify.New(verify.Config{Issuer: cfg.Issuer, AcceptAnyAudience: true, Keys: keySource{s.keyring}})
+	if err != nil {
+		return err
+	}
+	limiter, err := ratelimit.New(ratelimit.Config{Rate: cfg.RateLimit, Burst: cfg.RateBurst})
+	if err != nil {
+		return err
+	}
+	validator := composition.NewValidator(s.cache, definitions{st.registry}, compat.NewChecker())
+	svc := &oauth.Service{
+		Issuer: cfg.Issuer, Authenticator: auth, Validator: validator, Compositions: st.registry,
+		Minter: minter, Verifier: verifier, Revocations: st.revocations, Limiter: limiter,
+		Audit: st.audit, Metrics: s.metrics, Log: s.log,
+	}
+	s.handler = httpapi.NewRouter(httpapi.Config{
+		OAuth:    svc,
+		Metadata: oauth.NewMetadata(cfg.Issuer, verify.DefaultAlgorithms, clients.AssertionAlgorithms()),
+		JWKS:     s.keyring,
+		Ready:    s.ready,
+		Admin: &httpapi.Admin{Tokens: svc, Registry: st.registry, Validator: validator, Clients: st.clients,
+			Hasher: st.hasher, Keys: s.keyring, Audit: st.audit, Metrics: s.metrics},
+		Metrics:        s.metrics,
+		Log:            s.log,
+		OAuthBodyLimit: cfg.OAuthBodyLimit,
+		AdminBodyLimit: cfg.AdminBodyLimit,
+	})
+	return nil
+}
+
+// seedEmbedded loads the example registry and makes the demo client (and
+// an admin client when none is configured).
+func (s *Server) seedEmbedded(ctx context.Context) error {
+	st := s.stores
+	if s.cfg.Registry != "" {
+		n, err := loadRegistryFile(ctx, st.registry, s.cfg.Registry)
+		if err != nil {
+			return err
+		}
+		s.log.Info("embedded registry loaded", "file", s.cfg.Registry, "tools", n)
+	}
+	demo, secret, err := clients.Register(ctx, st.clients, st.hasher, clients.Registration{
+		ClientName: "demo (embedded mode)", AllowedTools: []string{"*"}, AllowedAudiences: []string{DemoAudience},
+	}, time.Now())
+	if err != nil {
+		return fmt.Errorf("demo client: %w", err)
+	}
+	s.Demo = Credentials{ID: demo.ID, Secret: secret}
+	if s.cfg.AdminClientID == "" {
+		admin, secret, err := clients.Register(ctx, st.clients, st.hasher, clients.Registration{
+			ClientName: clients.AdminName, AllowedScopes: []string{oauth.AdminScope},
+		}, time.Now())
+		if err != nil {
+			return fmt.Errorf("admin client: %w", err)
+		}
+		s.Admin = Credentials{ID: admin.ID, Secret: secret}
+	}
+	return nil
+}
+
+// PrintEmbeddedCredentials writes the embedded mode's generated
+// credentials, once, as shell assignments a developer can paste.
+func (s *Server) PrintEmbeddedCredentials(w io.Writer) {
+	if s.Demo.ID == "" {
+		return
+	}
+	fmt.Fprintf(w, "typeward: embedded mode: in-memory store, examples loaded, ephemeral signing key; nothing persists.\n")
+	fmt.Fprintf(w, "typeward: demo client (every tool, audience %s); this is the only time its secret is shown:\n", DemoAudience)
+	fmt.Fprintf(w, "export TYPEWARD_DEMO_CLIENT_ID=%s\nexport TYPEWARD_DEMO_CLIENT_SECRET=%s\n", s.Demo.ID, s.Demo.Secret)
+	if s.Admin.ID != "" {
+		fmt.Fprintf(w, "typeward: admin client (scope %s):\n", oauth.AdminScope)
+		fmt.Fprintf(w, "export TYPEWARD_ADMIN_CLIENT_ID=%s\nexport TYPEWARD_ADMIN_CLIENT_SECRET=%s\n", s.Admin.ID, s.Admin.Secret)
+	}
+}
+
+// Handler is the router.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Metrics is the server's metrics.
+func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
+
+// Keyring is the server's signing keyring.
+func (s *Server) Keyring() *keys.Keyring { return s.keyring }
+
+// ready is /readyz: the store answers and a key signs.
+func (s *Server) ready(ctx context.Context) error {
+	if s.stores.db != nil {
+		if err := s.stores.db.Pool.Ping(ctx); err != nil {
+			return fmt.Errorf("database: %w", err)
+		}
+	}
+	if _, err := s.keyring.Signer(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Serve answers on ln until ctx ends, then stops taking connections and
+// waits (up to ShutdownTimeout) for requests in flight. Background jobs
+// run meanwhile: key refresh, registry change listening, housekeeping.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	jobs, stopJobs := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	s.startJobs(jobs, &wg)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	s.log.Info("typeward serving", "addr", ln.Addr().String(), "issuer", s.cfg.Issuer, "embedded", s.cfg.Embedded())
+
+	var err error
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+		s.log.Info("shutting down: draining requests in flight", "timeout", s.cfg.ShutdownTimeout)
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+		err = srv.Shutdown(shutdownCtx)
+		cancel()
+		if serr := <-served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+			err = serr
+		}
+	}
+	stopJobs()
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func (s *Server) startJobs(ctx context.Context, wg *sync.WaitGroup) {
+	run := func(f func()) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	run(func() { s.keyring.Run(ctx) })
+	if s.stores.db != nil {
+		listener := postgres.NewListener(s.stores.db, s.cache, s.log)
+		run(func() { _ = listener.Run(ctx) })
+	}
+	run(func() {
+		t := time.NewTicker(housekeepingEvery)
+		defer t.Stop()
+		for {
+			s.housekeeping(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
+}
+
+// housekeeping purges what has expired and refreshes the stale gauge.
+func (s *Server) housekeeping(ctx context.Context) {
+	now := time.Now()
+	if _, err := s.stores.revocations.Purge(ctx, now); err != nil && ctx.Err() == nil {
+		s.log.Warn("purging expired revocations failed", "err", err)
+	}
+	if _, err := s.stores.replay.Purge(ctx, now); err != nil && ctx.Err() == nil {
+		s.log.Warn("purging expired assertion ids failed", "err", err)
+	}
+	if stale, err := s.stores.registry.StaleCompositions(ctx); err == nil {
+		s.metrics.CompositionsStale.Set(float64(len(stale)))
+	} else if ctx.Err() == nil {
+		s.log.Warn("counting stale compositions failed", "err", err)
+	}
+}
+
+// Close releases the stores.
+func (s *Server) Close() {
+	if s.stores != nil && s.stores.db != nil {
+		s.stores.db.Close()
+	}
+}

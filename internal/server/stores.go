@@ -1,0 +1,134 @@
+package server
+
+import (
+	"context"
+	"crypto"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/typeward/typeward/internal/audit"
+	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/keys"
+	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/revocation"
+	"github.com/typeward/typeward/internal/store/memory"
+	"github.com/typeward/typeward/internal/store/postgres"
+)
+
+// MemoryAuditCapacity bounds the embedded mode's in-memory issuance log.
+const MemoryAuditCapacity = 100_000
+
+// stores is every store of one server, with what the mode needs besides.
+type stores struct {
+	registry    registry.Store
+	clients     clients.Store
+	replay      clients.ReplayStore
+	revocations revocation.Store
+	audit       audit.Store
+	keys        keys.Store
+	kek         *keys.KEK
+	hasher      *clients.Hasher
+
+	db *postgres.DB // nil in the embedded mode
+	// watch subscribes a registry cache to local changes.
+	watch func(func(registry.Change))
+}
+
+// openMemory makes the embedded default's stores: nothing persists, so the
+// signing key and the secret pepper are ephemeral.
+func openMemory() (*stores, error) {
+	kek, err := keys.GenerateKEK()
+	if err != nil {
+		return nil, err
+	}
+	reg := memory.NewRegistry()
+	return &stores{
+		registry: reg, clients: memory.NewClients(), replay: memory.NewAssertionReplay(),
+		revocations: memory.NewRevocations(), audit: memory.NewAudit(MemoryAuditCapacity),
+		keys: memory.NewKeys(), kek: kek, hasher: clients.NewRandomHasher(), watch: reg.Watch,
+	}, nil
+}
+
+// openPostgres connects, migrates when asked, and makes the Postgres
+// stores.
+func openPostgres(ctx context.Context, cfg *Config, log *slog.Logger) (*stores, error) {
+	db, err := postgres.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Migrate {
+		applied, err := db.Migrate(ctx)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		log.Info("database migrated", "applied", applied)
+	}
+	hasher, err := clients.NewHasher(cfg.Pepper)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return newPostgresStores(db, cfg.KEK, hasher), nil
+}
+
+func newPostgresStores(db *postgres.DB, kek *keys.KEK, hasher *clients.Hasher) *stores {
+	reg := postgres.NewRegistry(db)
+	return &stores{
+		registry: reg, clients: postgres.NewClients(db), replay: postgres.NewAssertionReplay(db),
+		revocations: postgres.NewRevocations(db), audit: postgres.NewAudit(db),
+		keys: postgres.NewKeys(db), kek: kek, hasher: hasher, db: db, watch: reg.Watch,
+	}
+}
+
+// loadRegistryFile declares every tool of a tools file, for the embedded
+// default.
+func loadRegistryFile(ctx context.Context, reg registry.Store, path string) (int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("registry file: %w", err)
+	}
+	lists, err := registry.ParseToolsFile(data)
+	if err != nil {
+		return 0, fmt.Errorf("registry file %s: %w", path, err)
+	}
+	n := 0
+	for _, list := range lists {
+		for _, t := range list.Tools {
+			if _, err := reg.DeclareTool(ctx, list.Server, t); err != nil {
+				return n, fmt.Errorf("registry file %s: %w", path, err)
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// definitions gives the composition validator the stored compositions'
+// definitions.
+type definitions struct{ reg registry.Store }
+
+func (d definitions) Definition(ctx context.Context, name string) (json.RawMessage, error) {
+	c, err := d.reg.Composition(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return c.Definition, nil
+}
+
+// keySource lets package verify check tokens against the keyring itself,
+// without fetching the JWKS over HTTP.
+type keySource struct{ ring *keys.Keyring }
+
+var errUnknownKey = errors.New("no published key with this kid")
+
+func (k keySource) Key(_ context.Context, kid string) (crypto.PublicKey, string, error) {
+	pub, alg, ok := k.ring.PublicKey(kid)
+	if !ok {
+		return nil, "", errUnknownKey
+	}
+	return pub, string(alg), nil
+}

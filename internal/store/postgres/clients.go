@@ -1,0 +1,131 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/typeward/typeward/internal/clients"
+)
+
+// Clients is the Postgres clients.Store, on the oauth_clients table.
+type Clients struct {
+	db *DB
+}
+
+var _ clients.Store = (*Clients)(nil)
+
+// NewClients returns the client store of db.
+func NewClients(db *DB) *Clients { return &Clients{db: db} }
+
+const clientColumns = `id, name, auth_method, secret_hash, jwks, allowed_tools,
+	allowed_audiences, allowed_scopes, disabled, created_at`
+
+// Create implements clients.Store.
+func (s *Clients) Create(ctx context.Context, c *clients.Client) error {
+	_, err := s.db.Pool.Exec(ctx, `INSERT INTO oauth_clients (`+clientColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		c.ID, c.Name, string(c.TokenEndpointAuthMethod), c.SecretHash, clientJWKSArg(c.JWKS),
+		nonNilStrings(c.AllowedTools), nonNilStrings(c.AllowedAudiences), nonNilStrings(c.AllowedScopes),
+		c.Disabled, c.CreatedAt)
+	if isUniqueViolation(err) {
+		return fmt.Errorf("create client %q: %w", c.ID, clients.ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("create client %q: %w", c.ID, err)
+	}
+	return nil
+}
+
+// Get implements clients.Store.
+func (s *Clients) Get(ctx context.Context, id string) (*clients.Client, error) {
+	rows, err := s.db.Pool.Query(ctx, `SELECT `+clientColumns+` FROM oauth_clients WHERE id = $1`, id)
+	if err != nil {
+		return nil, fmt.Errorf("get client %q: %w", id, err)
+	}
+	c, err := pgx.CollectExactlyOneRow(rows, scanClient)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("client %q: %w", id, clients.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get client %q: %w", id, err)
+	}
+	return c, nil
+}
+
+// Update implements clients.Store.
+func (s *Clients) Update(ctx context.Context, c *clients.Client) error {
+	tag, err := s.db.Pool.Exec(ctx, `UPDATE oauth_clients SET name = $2, auth_method = $3,
+		secret_hash = $4, jwks = $5, allowed_tools = $6, allowed_audiences = $7,
+		allowed_scopes = $8, disabled = $9 WHERE id = $1`,
+		c.ID, c.Name, string(c.TokenEndpointAuthMethod), c.SecretHash, clientJWKSArg(c.JWKS),
+		nonNilStrings(c.AllowedTools), nonNilStrings(c.AllowedAudiences), nonNilStrings(c.AllowedScopes),
+		c.Disabled)
+	if err != nil {
+		return fmt.Errorf("update client %q: %w", c.ID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("update client %q: %w", c.ID, clients.ErrNotFound)
+	}
+	return nil
+}
+
+// List implements clients.Store.
+func (s *Clients) List(ctx context.Context) ([]*clients.Client, error) {
+	rows, err := s.db.Pool.Query(ctx, `SELECT `+clientColumns+` FROM oauth_clients ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("list clients: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, scanClient)
+	if err != nil {
+		return nil, fmt.Errorf("list clients: %w", err)
+	}
+	return out, nil
+}
+
+// Disable implements clients.Store.
+func (s *Clients) Disable(ctx context.Context, id string) error {
+	tag, err := s.db.Pool.Exec(ctx, `UPDATE oauth_clients SET disabled = true WHERE id = $1`, id)
+	if err != nil {
+		return fmt.Errorf("disable client %q: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("disable client %q: %w", id, clients.ErrNotFound)
+	}
+	return nil
+}
+
+func scanClient(row pgx.CollectableRow) (*clients.Client, error) {
+	var c clients.Client
+	var method string
+	var jwks []byte
+	err := row.Scan(&c.ID, &c.Name, &method, &c.SecretHash, &jwks, &c.AllowedTools,
+		&c.AllowedAudiences, &c.AllowedScopes, &c.Disabled, &c.CreatedAt)
+	if err != nil {
+		return nil, err
+	}
+	c.TokenEndpointAuthMethod = clients.AuthMethod(method)
+	if jwks != nil {
+		c.JWKS = jwks
+	}
+	c.CreatedAt = c.CreatedAt.UTC()
+	return &c, nil
+}
+
+// clientJWKSArg passes a JWKS as jsonb text, or NULL when there is none.
+func clientJWKSArg(raw []byte) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	return string(raw)
+}
+
+// nonNilStrings turns nil into an empty array: the columns are NOT NULL.
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

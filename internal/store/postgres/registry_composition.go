@@ -1,0 +1,195 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/typeward/typeward/internal/registry"
+)
+
+// PutComposition implements registry.Store. The latest validation stays
+// recorded; it no longer matches a changed definition, which is stale.
+func (r *Registry) PutComposition(ctx context.Context, name string, definition json.RawMessage) (registry.Composition, error) {
+	digest, err := registry.CompositionDigest(name, definition)
+	if err != nil {
+		return registry.Composition{}, err
+	}
+	_, err = r.db.Pool.Exec(ctx, `
+		INSERT INTO compositions (name, definition, digest) VALUES ($1, $2, $3)
+		ON CONFLICT (name) DO UPDATE SET definition = EXCLUDED.definition, digest = EXCLUDED.digest, updated_at = now()
+		WHERE compositions.digest <> EXCLUDED.digest`, name, string(definition), digest)
+	if err != nil {
+		return registry.Composition{}, fmt.Errorf("composition %s: %w", name, err)
+	}
+	return r.Composition(ctx, name)
+}
+
+// Composition implements registry.Store.
+func (r *Registry) Composition(ctx context.Context, name string) (registry.Composition, error) {
+	list, err := queryCompositions(ctx, r.db.Pool, `WHERE c.name = $1`, name)
+	if err != nil {
+		return registry.Composition{}, err
+	}
+	if len(list) == 0 {
+		return registry.Composition{}, compositionNotFound(name)
+	}
+	return list[0], nil
+}
+
+// ListCompositions implements registry.Store.
+func (r *Registry) ListCompositions(ctx context.Context) ([]registry.Composition, error) {
+	return queryCompositions(ctx, r.db.Pool, "")
+}
+
+// queryCompositions loads compositions and their validated tools in one
+// query.
+func queryCompositions(ctx context.Context, q toolQuerier, where string, args ...any) ([]registry.Composition, error) {
+	rows, err := q.Query(ctx, `
+		SELECT c.name, c.definition::text, c.digest, c.updated_at,
+			c.validated_digest, c.validated_at, c.valid, c.issues::text,
+			coalesce((SELECT json_agg(json_build_object('server', ct.server, 'name', ct.name,
+					'version', ct.version, 'digest', ct.digest, 'pinned', ct.pinned)
+				ORDER BY ct.server, ct.name, ct.version)
+				FROM composition_tools ct WHERE ct.composition = c.name), '[]')::text
+		FROM compositions c `+where+` ORDER BY c.name`, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := []registry.Composition{}
+	for rows.Next() {
+		var c registry.Composition
+		var def, tools string
+		var vdigest, issues *string
+		var vat *time.Time
+		var valid *bool
+		if err := rows.Scan(&c.Name, &def, &c.Digest, &c.UpdatedAt, &vdigest, &vat, &valid, &issues, &tools); err != nil {
+			return nil, err
+		}
+		c.Definition = []byte(def)
+		c.UpdatedAt = c.UpdatedAt.UTC()
+		if vdigest != nil {
+			v := &registry.Validation{DefinitionDigest: *vdigest, ValidatedAt: vat.UTC(), Valid: *valid, Issues: jsonBytes(issues)}
+			if err := json.Unmarshal([]byte(tools), &v.Tools); err != nil {
+				return nil, fmt.Errorf("composition %s: validated tools: %w", c.Name, err)
+			}
+			c.Validation = v
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// RecordValidation implements registry.Store.
+func (r *Registry) RecordValidation(ctx context.Context, name string, v registry.Validation) error {
+	return pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
+		var digest string
+		err := tx.QueryRow(ctx, `SELECT digest FROM compositions WHERE name = $1 FOR UPDATE`, name).Scan(&digest)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return compositionNotFound(name)
+		}
+		if err != nil {
+			return err
+		}
+		if digest != v.DefinitionDigest {
+			return fmt.Errorf("composition %s: validated definition %s is not the stored one %s: %w", name, v.DefinitionDigest, digest, registry.ErrConflict)
+		}
+		if _, err := tx.Exec(ctx, `
+			UPDATE compositions SET validated_digest = $2, validated_at = now(), valid = $3, issues = $4
+			WHERE name = $1`, name, v.DefinitionDigest, v.Valid, jsonText(v.Issues)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM composition_tools WHERE composition = $1`, name); err != nil {
+			return err
+		}
+		refs := registry.NormalizeRefs(v.Tools)
+		_, err = tx.CopyFrom(ctx, pgx.Identifier{"composition_tools"},
+			[]string{"composition", "server", "name", "version", "digest", "pinned"},
+			pgx.CopyFromSlice(len(refs), func(i int) ([]any, error) {
+				t := refs[i]
+				return []any{name, t.Server, t.Name, t.Version, t.Digest, t.Pinned}, nil
+			}))
+		return err
+	})
+}
+
+// StaleCompositions implements registry.Store.
+func (r *Registry) StaleCompositions(ctx context.Context) ([]registry.Composition, error) {
+	list, state, err := r.compositionsWithState(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []registry.Composition{}
+	for _, c := range list {
+		if registry.IsStale(c, state) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// Freshness implements registry.Store.
+func (r *Registry) Freshness(ctx context.Context) ([]registry.Freshness, error) {
+	list, state, err := r.compositionsWithState(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]registry.Freshness, len(list))
+	for i, c := range list {
+		out[i] = registry.FreshnessOf(c, state)
+	}
+	return out, nil
+}
+
+// compositionsWithState loads every composition and the current state of
+// every tool a validation used, in one repeatable-read transaction so that
+// both halves agree.
+func (r *Registry) compositionsWithState(ctx context.Context) ([]registry.Composition, func(registry.ToolRef) registry.ToolState, error) {
+	type key struct{ server, name string }
+	states := map[key]registry.ToolState{}
+	var list []registry.Composition
+	err := pgx.BeginTxFunc(ctx, r.db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `
+			SELECT t.server, t.name, CASE WHEN t.removed_at IS NULL THEN t.current_version ELSE 0 END,
+				coalesce(t.removed_at, v.created_at)
+			FROM tools t JOIN tool_versions v ON v.tool_id = t.id AND v.version = t.current_version
+			WHERE (t.server, t.name) IN (SELECT server, name FROM composition_tools)`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var k key
+			var st registry.ToolState
+			if err := rows.Scan(&k.server, &k.name, &st.Version, &st.ChangedAt); err != nil {
+				return err
+			}
+			st.ChangedAt = st.ChangedAt.UTC()
+			states[k] = st
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		list, err = queryCompositions(ctx, tx, "")
+		return err
+	})
+	state := func(ref registry.ToolRef) registry.ToolState { return states[key{ref.Server, ref.Name}] }
+	return list, state, err
+}
+
+func compositionNotFound(name string) error {
+	return fmt.Errorf("composition %s: %w", name, registry.ErrNotFound)
+}
+
+// Definition implements registry.Store.
+func (r *Registry) Definition(ctx context.Context, name string) (json.RawMessage, error) {
+	var def string
+	err := r.db.Pool.QueryRow(ctx, `SELECT definition::text FROM compositions WHERE name = $1`, name).Scan(&def)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, compositionNotFound(name)
+	}
+	return json.RawMessage(def), err
+}

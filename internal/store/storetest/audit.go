@@ -1,0 +1,220 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/typeward/typeward/internal/audit"
+)
+
+var auditEpoch = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
+func testIssuance(id, client string, outcome audit.Outcome, at time.Duration) *audit.Issuance {
+	return &audit.Issuance{ID: id, Time: auditEpoch.Add(at), ClientID: client, Outcome: outcome}
+}
+
+// RunAudit is the conformance suite of audit.Store.
+func RunAudit(t *testing.T, newStore func(t *testing.T) audit.Store) {
+	ctx := context.Background()
+
+	t.Run("RoundTripEveryField", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		in := &audit.Issuance{
+			ID:                "r1",
+			Time:              time.Date(2026, 11, 30, 9, 0, 0, 123456789, time.FixedZone("X", 3600)),
+			ClientID:          "c1",
+			Outcome:           audit.Denied,
+			Reason:            "type_mismatch",
+			CompositionDigest: "sha256:abc",
+			Tools:             []string{"db_query", "github/search"},
+			IssueCodes:        []string{"type_mismatch", "may_be_null"},
+			JTI:               "",
+			Audience:          "https://router.example.com/mcp",
+		}
+		if err := s.Append(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		page, err := s.Query(ctx, audit.Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Items) != 1 || page.Next != "" {
+			t.Fatalf("page = %+v", page)
+		}
+		got := page.Items[0]
+		wantTime := time.Date(2026, 11, 30, 8, 0, 0, 123456000, time.UTC)
+		if got.ID != "r1" || !got.Time.Equal(wantTime) || got.Time.Location() != time.UTC ||
+			got.ClientID != "c1" || got.Outcome != audit.Denied || got.Reason != "type_mismatch" ||
+			got.CompositionDigest != "sha256:abc" || got.JTI != "" || got.Audience != in.Audience ||
+			!slices.Equal(got.Tools, in.Tools) || !slices.Equal(got.IssueCodes, in.IssueCodes) {
+			t.Errorf("stored %+v\nwant     %+v at %v", got, in, wantTime)
+		}
+	})
+
+	t.Run("AppendAssignsIDAndRejectsBadRecords", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		rec := testIssuance("", "c1", audit.Issued, 0)
+		rec.JTI = "jti-1"
+		if err := s.Append(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.ID == "" {
+			t.Fatal("Append left the id empty")
+		}
+		for name, bad := range map[string]*audit.Issuance{
+			"unknown outcome":     testIssuance("b1", "c1", "maybe", 0),
+			"issued without id":   testIssuance("b2", "", audit.Issued, 0),
+			"zero time":           {ID: "b3", ClientID: "c1", Outcome: audit.Denied},
+			"duplicate record id": testIssuance(rec.ID, "c1", audit.Denied, time.Second),
+		} {
+			if err := s.Append(ctx, bad); err == nil {
+				t.Errorf("%s: Append accepted %+v", name, bad)
+			}
+		}
+		page, err := s.Query(ctx, audit.Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Items) != 1 || page.Items[0].ID != rec.ID || page.Items[0].JTI != "jti-1" {
+			t.Errorf("after rejected appends the log holds %+v", page.Items)
+		}
+	})
+
+	t.Run("Filters", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		for _, r := range []*audit.Issuance{
+			testIssuance("a", "c1", audit.Issued, 0),
+			testIssuance("b", "c1", audit.Denied, time.Minute),
+			testIssuance("c", "c2", audit.Issued, 2*time.Minute),
+			testIssuance("d", "c2", audit.Error, 3*time.Minute),
+			testIssuance("e", "c1", audit.Issued, 4*time.Minute),
+		} {
+			if err := s.Append(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, tc := range []struct {
+			name string
+			q    audit.Query
+			want []string
+		}{
+			{"all, newest first", audit.Query{}, []string{"e", "d", "c", "b", "a"}},
+			{"client", audit.Query{ClientID: "c1"}, []string{"e", "b", "a"}},
+			{"outcome", audit.Query{Outcome: audit.Issued}, []string{"e", "c", "a"}},
+			{"since is inclusive", audit.Query{Since: auditEpoch.Add(2 * time.Minute)}, []string{"e", "d", "c"}},
+			{"all three", audit.Query{ClientID: "c1", Outcome: audit.Issued, Since: auditEpoch.Add(time.Second)}, []string{"e"}},
+			{"nothing matches", audit.Query{ClientID: "c3"}, []string{}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				page, err := s.Query(ctx, tc.q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if page.Items == nil {
+					t.Error("Items is nil; an empty page must list nothing, not null")
+				}
+				if got := issuanceIDs(page.Items); !slices.Equal(got, tc.want) || page.Next != "" {
+					t.Errorf("ids = %v next %q, want %v and no next", got, page.Next, tc.want)
+				}
+			})
+		}
+	})
+
+	t.Run("KeysetPagination", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		// Three records share one instant: the id breaks the tie.
+		for _, r := range []*audit.Issuance{
+			testIssuance("r1", "c", audit.Issued, 0),
+			testIssuance("r2", "c", audit.Issued, time.Second),
+			testIssuance("r3b", "c", audit.Denied, 2*time.Second),
+			testIssuance("r3a", "c", audit.Issued, 2*time.Second),
+			testIssuance("r3c", "c", audit.Issued, 2*time.Second),
+			testIssuance("r4", "c", audit.Issued, 3*time.Second),
+			testIssuance("r5", "c", audit.Issued, 4*time.Second),
+		} {
+			if err := s.Append(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var pages [][]string
+		q := audit.Query{Limit: 3}
+		for i := 0; ; i++ {
+			page, err := s.Query(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages = append(pages, issuanceIDs(page.Items))
+			if i == 0 {
+				// A record appended mid-walk is newer: later pages are unmoved.
+				if err := s.Append(ctx, testIssuance("r6", "c", audit.Issued, 5*time.Second)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if page.Next == "" {
+				break
+			}
+			if i > 5 {
+				t.Fatal("pagination does not end")
+			}
+			q.Cursor = page.Next
+		}
+		want := [][]string{{"r5", "r4", "r3c"}, {"r3b", "r3a", "r2"}, {"r1"}}
+		if !slices.EqualFunc(pages, want, slices.Equal) {
+			t.Errorf("pages = %v, want %v", pages, want)
+		}
+
+		// An exactly full last page has no next.
+		page, err := s.Query(ctx, audit.Query{Limit: 8})
+		if err != nil || len(page.Items) != 8 || page.Next != "" {
+			t.Errorf("full page: %d items, next %q, err %v", len(page.Items), page.Next, err)
+		}
+	})
+
+	t.Run("InvalidQueries", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		for name, q := range map[string]audit.Query{
+			"garbage cursor":  {Cursor: "!!!"},
+			"cursor not ours": {Cursor: "bm90LWEtY3Vyc29y"},
+			"negative limit":  {Limit: -1},
+			"huge limit":      {Limit: audit.MaxLimit + 1},
+			"unknown outcome": {Outcome: "maybe"},
+		} {
+			if _, err := s.Query(ctx, q); !errors.Is(err, audit.ErrInvalidQuery) {
+				t.Errorf("%s: err = %v, want ErrInvalidQuery", name, err)
+			}
+		}
+	})
+
+	t.Run("DefaultLimit", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		for i := range audit.DefaultLimit + 1 {
+			if err := s.Append(ctx, testIssuance("", "c", audit.Issued, time.Duration(i)*time.Millisecond)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		page, err := s.Query(ctx, audit.Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Items) != audit.DefaultLimit || page.Next == "" {
+			t.Errorf("default page: %d items, next %q", len(page.Items), page.Next)
+		}
+	})
+}
+
+func issuanceIDs(items []audit.Issuance) []string {
+	out := []string{}
+	for _, r := range items {
+		out = append(out, r.ID)
+	}
+	return out
+}

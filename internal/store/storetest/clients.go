@@ -1,0 +1,332 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/typeward/typeward/internal/clients"
+)
+
+// clientsEpoch is the fixtures' clock: microsecond precision, as Postgres.
+var clientsEpoch = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func secretClient(id string, at time.Duration) *clients.Client {
+	return &clients.Client{
+		ID:                      id,
+		Name:                    "client " + id,
+		TokenEndpointAuthMethod: clients.SecretBasic,
+		SecretHash:              bytes.Repeat([]byte{0xab}, 32),
+		AllowedTools:            []string{"github/*", "db_query"},
+		AllowedAudiences:        []string{"https://router.example.com/mcp"},
+		CreatedAt:               clientsEpoch.Add(at),
+	}
+}
+
+func jwtClient(id string, at time.Duration) *clients.Client {
+	return &clients.Client{
+		ID:                      id,
+		Name:                    "jwt client " + id,
+		TokenEndpointAuthMethod: clients.PrivateKeyJWT,
+		JWKS:                    json.RawMessage(`{"keys":[{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo","kid":"k1"}]}`),
+		AllowedTools:            []string{"*"},
+		AllowedAudiences:        []string{"https://a.example/mcp", "https://b.example/mcp"},
+		AllowedScopes:           []string{clients.AdminScope},
+		CreatedAt:               clientsEpoch.Add(at),
+	}
+}
+
+// sameClient compares every field; JWKS as JSON values (jsonb reorders),
+// and nil and empty lists alike.
+func sameClient(t *testing.T, got, want *clients.Client) {
+	t.Helper()
+	if got.ID != want.ID || got.Name != want.Name || got.TokenEndpointAuthMethod != want.TokenEndpointAuthMethod ||
+		!bytes.Equal(got.SecretHash, want.SecretHash) || got.Disabled != want.Disabled ||
+		!got.CreatedAt.Equal(want.CreatedAt) ||
+		!slices.Equal(got.AllowedTools, want.AllowedTools) ||
+		!slices.Equal(got.AllowedAudiences, want.AllowedAudiences) ||
+		!slices.Equal(got.AllowedScopes, want.AllowedScopes) {
+		t.Errorf("client differs:\n got  %+v\n want %+v", got, want)
+	}
+	if (len(got.JWKS) == 0) != (len(want.JWKS) == 0) {
+		t.Fatalf("jwks = %s, want %s", got.JWKS, want.JWKS)
+	}
+	if len(want.JWKS) > 0 {
+		var g, w any
+		if err := json.Unmarshal(got.JWKS, &g); err != nil {
+			t.Fatalf("stored jwks is not JSON: %v", err)
+		}
+		_ = json.Unmarshal(want.JWKS, &w)
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("jwks = %s, want %s", got.JWKS, want.JWKS)
+		}
+	}
+}
+
+// RunClients is the conformance suite of clients.Store.
+func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
+	ctx := context.Background()
+
+	t.Run("CreateGetRoundTrip", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		for _, c := range []*clients.Client{
+			secretClient("c1", 0),
+			jwtClient("c2", time.Second),
+			// Ids are opaque: an operator's admin id may hold any visible ASCII.
+			secretClient("admin:ops%2F#1", 2*time.Second),
+		} {
+			if err := s.Create(ctx, c); err != nil {
+				t.Fatalf("create %s: %v", c.ID, err)
+			}
+			got, err := s.Get(ctx, c.ID)
+			if err != nil {
+				t.Fatalf("get %s: %v", c.ID, err)
+			}
+			sameClient(t, got, c)
+		}
+	})
+
+	t.Run("CreateDuplicateConflictsAndKeepsOriginal", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		orig := secretClient("dup", 0)
+		if err := s.Create(ctx, orig); err != nil {
+			t.Fatal(err)
+		}
+		other := jwtClient("dup", time.Minute)
+		if err := s.Create(ctx, other); !errors.Is(err, clients.ErrConflict) {
+			t.Fatalf("second create: err = %v, want ErrConflict", err)
+		}
+		got, err := s.Get(ctx, "dup")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameClient(t, got, orig)
+	})
+
+	t.Run("UnknownIsNotFound", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		if _, err := s.Get(ctx, "nobody"); !errors.Is(err, clients.ErrNotFound) {
+			t.Errorf("get: err = %v, want ErrNotFound", err)
+		}
+		if err := s.Disable(ctx, "nobody"); !errors.Is(err, clients.ErrNotFound) {
+			t.Errorf("disable: err = %v, want ErrNotFound", err)
+		}
+		if err := s.Update(ctx, secretClient("nobody", 0)); !errors.Is(err, clients.ErrNotFound) {
+			t.Errorf("update: err = %v, want ErrNotFound", err)
+		}
+		if _, err := s.Get(ctx, "nobody"); !errors.Is(err, clients.ErrNotFound) {
+			t.Errorf("update of an unknown client created it: err = %v", err)
+		}
+	})
+
+	t.Run("ListOldestFirstThenByID", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		got, err := s.List(ctx)
+		if err != nil || len(got) != 0 {
+			t.Fatalf("empty store lists %v, %v", got, err)
+		}
+		for _, c := range []*clients.Client{
+			secretClient("b", time.Second), secretClient("z", 0), jwtClient("a", time.Second), secretClient("m", 2*time.Second),
+		} {
+			if err := s.Create(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err = s.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, c := range got {
+			ids = append(ids, c.ID)
+		}
+		if want := []string{"z", "a", "b", "m"}; !slices.Equal(ids, want) {
+			t.Errorf("list order = %v, want %v", ids, want)
+		}
+		sameClient(t, got[1], jwtClient("a", time.Second))
+	})
+
+	t.Run("DisableIsIdempotentAndOnlyThatClient", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		for _, id := range []string{"on", "off"} {
+			if err := s.Create(ctx, secretClient(id, 0)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 2 {
+			if err := s.Disable(ctx, "off"); err != nil {
+				t.Fatalf("disable: %v", err)
+			}
+		}
+		want := secretClient("off", 0)
+		want.Disabled = true
+		got, err := s.Get(ctx, "off")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameClient(t, got, want)
+		if on, _ := s.Get(ctx, "on"); on == nil || on.Disabled {
+			t.Errorf("disabling one client touched another: %+v", on)
+		}
+	})
+
+	t.Run("UpdateReplacesAllButIDAndCreatedAt", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		if err := s.Create(ctx, secretClient("u", 0)); err != nil {
+			t.Fatal(err)
+		}
+		next := jwtClient("u", time.Hour) // a different CreatedAt, which must not stick
+		next.Name = "renamed"
+		next.Disabled = true
+		if err := s.Update(ctx, next); err != nil {
+			t.Fatalf("update: %v", err)
+		}
+		want := next.Clone()
+		want.CreatedAt = clientsEpoch
+		got, err := s.Get(ctx, "u")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameClient(t, got, want)
+	})
+
+	t.Run("CallersCannotReachStoredState", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		in := secretClient("iso", 0)
+		if err := s.Create(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		in.AllowedTools[0] = "*"
+		in.SecretHash[0] = 0
+		got, err := s.Get(ctx, "iso")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.AllowedAudiences[0] = "https://evil.example"
+		listed, _ := s.List(ctx)
+		listed[0].AllowedScopes = append(listed[0].AllowedScopes, clients.AdminScope)
+		again, err := s.Get(ctx, "iso")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameClient(t, again, secretClient("iso", 0))
+	})
+
+	t.Run("ConcurrentCreateOfOneIDHasOneWinner", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		const n = 8
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { errs[i] = s.Create(ctx, secretClient("race", 0)) })
+		}
+		wg.Wait()
+		wins := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				wins++
+			case !errors.Is(err, clients.ErrConflict):
+				t.Errorf("loser err = %v, want ErrConflict", err)
+			}
+		}
+		if wins != 1 {
+			t.Errorf("%d creates won, want 1", wins)
+		}
+	})
+}
+
+// RunAssertionReplay is the conformance suite of clients.ReplayStore.
+func RunAssertionReplay(t *testing.T, newStore func(t *testing.T) clients.ReplayStore) {
+	ctx := context.Background()
+	now := clientsEpoch
+	exp := now.Add(5 * time.Minute)
+
+	t.Run("SecondClaimIsReplay", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		if err := s.Claim(ctx, "c1", "j1", exp, now); err != nil {
+			t.Fatalf("first claim: %v", err)
+		}
+		if err := s.Claim(ctx, "c1", "j1", exp, now.Add(time.Minute)); !errors.Is(err, clients.ErrReplayed) {
+			t.Fatalf("second claim: err = %v, want ErrReplayed", err)
+		}
+		// jtis are per client: another client's equal jti is not a replay.
+		if err := s.Claim(ctx, "c2", "j1", exp, now); err != nil {
+			t.Errorf("other client's claim: %v", err)
+		}
+		if err := s.Claim(ctx, "c1", "j2", exp, now); err != nil {
+			t.Errorf("other jti: %v", err)
+		}
+	})
+
+	t.Run("ExpiredRecordIsTakenOver", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		if err := s.Claim(ctx, "c1", "j1", exp, now); err != nil {
+			t.Fatal(err)
+		}
+		later := exp.Add(time.Second)
+		if err := s.Claim(ctx, "c1", "j1", later.Add(5*time.Minute), later); err != nil {
+			t.Fatalf("claim after expiry: %v", err)
+		}
+		if err := s.Claim(ctx, "c1", "j1", later.Add(5*time.Minute), later.Add(time.Minute)); !errors.Is(err, clients.ErrReplayed) {
+			t.Fatalf("the take-over did not record the new expiry: err = %v", err)
+		}
+	})
+
+	t.Run("PurgeRemovesOnlyExpired", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		for i, e := range []time.Time{now.Add(time.Minute), now.Add(2 * time.Minute), now.Add(3 * time.Minute)} {
+			if err := s.Claim(ctx, "c", string(rune('a'+i)), e, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n, err := s.Purge(ctx, now.Add(2*time.Minute))
+		if err != nil || n != 2 {
+			t.Fatalf("purge = %d, %v; want 2", n, err)
+		}
+		if err := s.Claim(ctx, "c", "c", exp, now); !errors.Is(err, clients.ErrReplayed) {
+			t.Errorf("purge removed a live record: err = %v", err)
+		}
+	})
+
+	t.Run("ConcurrentClaimsHaveOneWinner", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		const n = 8
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { errs[i] = s.Claim(ctx, "c", "contended", exp, now) })
+		}
+		wg.Wait()
+		wins := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				wins++
+			case !errors.Is(err, clients.ErrReplayed):
+				t.Errorf("loser err = %v, want ErrReplayed", err)
+			}
+		}
+		if wins != 1 {
+			t.Errorf("%d claims won, want exactly 1", wins)
+		}
+	})
+}

@@ -1,0 +1,194 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode"
+)
+
+// DefaultMaxBodyBytes bounds the request body ToolName reads.
+const DefaultMaxBodyBytes = 1 << 20
+
+// Errors of ToolName.
+var (
+	// ErrBadRequest: the request does not say unambiguously which tool it
+	// calls (malformed JSON-RPC, duplicate members, headers contradicting
+	// the body, a batched tools/call).
+	ErrBadRequest = errors.New("ambiguous or malformed MCP request")
+	// ErrBodyTooLarge: the body exceeds the limit, so the tool it calls
+	// cannot be known.
+	ErrBodyTooLarge = errors.New("request body too large to inspect")
+)
+
+// The MCP HTTP headers mirroring the JSON-RPC body (SEP-2243).
+const (
+	HeaderMcpMethod = "Mcp-Method"
+	HeaderMcpName   = "Mcp-Name"
+)
+
+// ToolName is the tool an MCP request calls, "" when it calls none (any
+// other method, a notification, a response, a GET).
+//
+// A POST body is read, at most maxBody bytes, and put back so the next
+// handler reads it whole. When it is a JSON-RPC tools/call, the tool is
+// params.name; Mcp-Method and Mcp-Name headers, when present, must agree
+// with the body, since a gateway may route on the headers and a server
+// acts on the body. Without a body, the Mcp-Name header names the tool
+// unless Mcp-Method names another method.
+func ToolName(r *http.Request, maxBody int64) (string, error) {
+	body, err := readBody(r, maxBody)
+	if err != nil {
+		return "", err
+	}
+	hMethod, hName := r.Header.Get(HeaderMcpMethod), r.Header.Get(HeaderMcpName)
+	if len(bytes.TrimSpace(body)) == 0 {
+		if hMethod == "" || hMethod == "tools/call" {
+			return hName, nil
+		}
+		return "", nil
+	}
+	method, name, err := parseCall(body)
+	if err != nil {
+		return "", err
+	}
+	if hMethod != "" && hMethod != method {
+		return "", fmt.Errorf("%w: %s header %q but the body's method is %q", ErrBadRequest, HeaderMcpMethod, hMethod, method)
+	}
+	if method == "tools/call" && hName != "" && hName != name {
+		return "", fmt.Errorf("%w: %s header %q but the body calls %q", ErrBadRequest, HeaderMcpName, hName, name)
+	}
+	return name, nil
+}
+
+// readBody reads a POST body up to limit and puts it back: the next reader
+// gets what was read followed by whatever was not.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = DefaultMaxBodyBytes
+	}
+	orig := r.Body
+	body, err := io.ReadAll(io.LimitReader(orig, limit+1))
+	r.Body = replayedBody{io.MultiReader(bytes.NewReader(body), orig), orig}
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading the body: %v", ErrBadRequest, err)
+	}
+	if int64(len(body)) > limit {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, limit)
+	}
+	return body, nil
+}
+
+// replayedBody reads a body again from its start and closes the original.
+type replayedBody struct {
+	io.Reader
+	io.Closer
+}
+
+// parseCall reads a JSON-RPC message: its method, and for tools/call the
+// tool's name. Duplicate members are refused: JSON parsers disagree on
+// which one wins, and the router must see what the server will.
+func parseCall(body []byte) (method, name string, err error) {
+	body = bytes.TrimSpace(body)
+	if body[0] == '[' {
+		return "", "", batch(body)
+	}
+	msg, err := members(body)
+	if err != nil {
+		return "", "", err
+	}
+	if raw, ok := msg[foldKey("method")]; ok {
+		if json.Unmarshal(raw, &method) != nil {
+			return "", "", fmt.Errorf("%w: method is not a string", ErrBadRequest)
+		}
+	}
+	if method != "tools/call" {
+		return method, "", nil
+	}
+	params, err := members(msg[foldKey("params")])
+	if err != nil {
+		return "", "", fmt.Errorf("%w: tools/call params: %v", ErrBadRequest, err)
+	}
+	if json.Unmarshal(params[foldKey("name")], &name) != nil || name == "" {
+		return "", "", fmt.Errorf("%w: tools/call without a string params.name", ErrBadRequest)
+	}
+	return method, name, nil
+}
+
+// batch refuses a JSON-RPC batch that calls a tool: one request may carry
+// one tool call. Batches were removed from MCP; older clients' batches of
+// other methods pass.
+func batch(body []byte) error {
+	var msgs []json.RawMessage
+	if err := json.Unmarshal(body, &msgs); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	for _, m := range msgs {
+		method, _, err := parseCall(m)
+		if err != nil {
+			return err
+		}
+		if method == "tools/call" {
+			return fmt.Errorf("%w: tools/call inside a batch", ErrBadRequest)
+		}
+	}
+	return nil
+}
+
+// members splits a JSON object into its members, keyed by foldKey,
+// refusing duplicates and anything after the object. Keys are folded
+// because Go's encoding/json (and others) match member names without
+// regard to case: {"name":"a","Name":"b"} is a duplicate to them.
+func members(data []byte) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("%w: not a JSON object", ErrBadRequest)
+	}
+	out := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return nil, fmt.Errorf("%w: object key is not a string", ErrBadRequest)
+		}
+		key = foldKey(key)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		}
+		if _, dup := out[key]; dup {
+			return nil, fmt.Errorf("%w: member %q appears twice", ErrBadRequest, key)
+		}
+		out[key] = value
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: data after the JSON object", ErrBadRequest)
+	}
+	return out, nil
+}
+
+// foldKey maps s to one representative of its case-folding class: each
+// rune becomes the least rune of its Unicode simple folding orbit (so "K",
+// "k" and the Kelvin sign all become "K").
+func foldKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, s)
+}

@@ -1,0 +1,227 @@
+package verify
+
+import (
+	"context"
+	"crypto"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// MaxTokenSize bounds the tokens Verify parses. typeward's tokens are a
+// few kilobytes even for large compositions.
+const MaxTokenSize = 64 << 10
+
+// DefaultLeeway is the clock skew tolerated on exp, nbf and iat.
+const DefaultLeeway = 30 * time.Second
+
+// DefaultAlgorithms are the algorithms typeward signs with.
+var DefaultAlgorithms = []string{"ES256", "EdDSA"}
+
+// KeySource finds a public key by its kid, with the algorithm the key is
+// for. *JWKS is the usual one; typeward itself passes its keyring.
+type KeySource interface {
+	Key(ctx context.Context, kid string) (key crypto.PublicKey, alg string, err error)
+}
+
+// Config configures a Verifier. Issuer and either JWKSURL or Keys are
+// required; so is Audience unless AcceptAnyAudience says otherwise.
+type Config struct {
+	// Issuer is typeward's issuer identifier, as its tokens' iss.
+	Issuer string
+	// Audience is this router's resource URI: tokens must name it in aud.
+	Audience string
+	// AcceptAnyAudience skips the audience check. Only the authorization
+	// server itself (introspection) has a reason to set it.
+	AcceptAnyAudience bool
+	// JWKSURL is where typeward publishes its keys; Verify builds a JWKS
+	// cache on it with HTTPClient. Ignored when Keys is set.
+	JWKSURL    string
+	HTTPClient *http.Client
+	// Keys overrides JWKSURL.
+	Keys KeySource
+	// Algorithms allowed; DefaultAlgorithms when empty. Only asymmetric
+	// algorithms may be listed.
+	Algorithms []string
+	// Leeway on exp, nbf and iat; DefaultLeeway when zero.
+	Leeway time.Duration
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+
+	// Realm, when set, is the realm of the middleware's WWW-Authenticate
+	// challenges.
+	Realm string
+	// ResourceMetadata, when set, is this router's RFC 9728 protected
+	// resource metadata URL, announced in challenges so MCP clients can
+	// find the authorization server.
+	ResourceMetadata string
+	// MaxBodyBytes bounds how much of a request body the middleware reads to
+	// find the tool called; DefaultMaxBodyBytes when zero.
+	MaxBodyBytes int64
+}
+
+// Verifier verifies typeward access tokens. It is safe for concurrent use.
+type Verifier struct {
+	cfg    Config
+	keys   KeySource
+	parser *jwt.Parser
+}
+
+// New checks cfg and returns a Verifier.
+func New(cfg Config) (*Verifier, error) {
+	var problems []string
+	if cfg.Issuer == "" {
+		problems = append(problems, "Issuer is required")
+	}
+	if cfg.Audience == "" && !cfg.AcceptAnyAudience {
+		problems = append(problems, "Audience is required (this router's resource URI)")
+	}
+	if cfg.Keys == nil && cfg.JWKSURL == "" {
+		problems = append(problems, "JWKSURL or Keys is required")
+	}
+	if len(cfg.Algorithms) == 0 {
+		cfg.Algorithms = DefaultAlgorithms
+	}
+	cfg.Algorithms = slices.Clone(cfg.Algorithms) // the caller's slice may change
+	for _, a := range cfg.Algorithms {
+		if a != "ES256" && a != "EdDSA" {
+			problems = append(problems, fmt.Sprintf("algorithm %q is not supported (ES256, EdDSA)", a))
+		}
+	}
+	if cfg.Leeway < 0 || cfg.MaxBodyBytes < 0 {
+		problems = append(problems, "Leeway and MaxBodyBytes must not be negative")
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("verify: %s", strings.Join(problems, "; "))
+	}
+	if cfg.Leeway == 0 {
+		cfg.Leeway = DefaultLeeway
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	keys := cfg.Keys
+	if keys == nil {
+		keys = NewJWKS(cfg.JWKSURL, JWKSOptions{Client: cfg.HTTPClient, Now: cfg.Now})
+	}
+	opts := []jwt.ParserOption{
+		jwt.WithValidMethods(cfg.Algorithms),
+		jwt.WithLeeway(cfg.Leeway),
+		jwt.WithTimeFunc(cfg.Now),
+		jwt.WithIssuer(cfg.Issuer),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+	}
+	if !cfg.AcceptAnyAudience {
+		opts = append(opts, jwt.WithAudience(cfg.Audience))
+	}
+	return &Verifier{cfg: cfg, keys: keys, parser: jwt.NewParser(opts...)}, nil
+}
+
+// Verify checks a token and returns its claims. Every error wraps
+// ErrInvalidToken and one of ErrMalformed, ErrAlgorithm, ErrType,
+// ErrUnknownKey, ErrSignature, ErrExpired, ErrNotYetValid, ErrIssuer,
+// ErrAudience or ErrMissingClaim.
+func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
+	if len(token) > MaxTokenSize {
+		return nil, invalid(ErrMalformed, fmt.Sprintf("token longer than %d bytes", MaxTokenSize))
+	}
+	var (
+		wire   wireClaims
+		keyErr error
+	)
+	tok, err := v.parser.ParseWithClaims(token, &wire, func(t *jwt.Token) (any, error) {
+		key, err := v.key(ctx, t)
+		keyErr = err
+		return key, err
+	})
+	if keyErr != nil {
+		return nil, keyError(keyErr)
+	}
+	if err != nil {
+		return nil, v.classify(tok, err)
+	}
+	return wire.claims(), nil
+}
+
+// key checks the header and finds the key named by kid, which must be for
+// the algorithm the header names.
+func (v *Verifier) key(ctx context.Context, t *jwt.Token) (crypto.PublicKey, error) {
+	typ, _ := t.Header["typ"].(string)
+	if !strings.EqualFold(typ, "at+jwt") && !strings.EqualFold(typ, "application/at+jwt") {
+		return nil, fmt.Errorf("%w (got %q)", ErrType, typ)
+	}
+	kid, _ := t.Header["kid"].(string)
+	if kid == "" {
+		return nil, fmt.Errorf("%w: no kid in the header", ErrUnknownKey)
+	}
+	key, alg, err := v.keys.Key(ctx, kid)
+	if err != nil {
+		return nil, err
+	}
+	if alg != t.Method.Alg() {
+		return nil, fmt.Errorf("%w: key %s is for %s, not %s", ErrAlgorithm, kid, alg, t.Method.Alg())
+	}
+	return key, nil
+}
+
+// keyError is an error of finding the key, which names its own reason.
+func keyError(err error) error {
+	for _, own := range []error{ErrType, ErrUnknownKey, ErrAlgorithm} {
+		if errors.Is(err, own) {
+			return invalid(own, err.Error())
+		}
+	}
+	return invalid(ErrUnknownKey, err.Error())
+}
+
+// classify maps a jwt error onto this package's errors. The jwt parser
+// joins several errors; the first that applies, in this order, names it.
+func (v *Verifier) classify(tok *jwt.Token, err error) error {
+	if tok != nil {
+		if alg, _ := tok.Header["alg"].(string); alg != "" && !slices.Contains(v.cfg.Algorithms, alg) {
+			return invalid(ErrAlgorithm, fmt.Sprintf("alg %q is not allowed", alg))
+		}
+	}
+	for _, m := range []struct{ jwt, own error }{
+		{jwt.ErrTokenMalformed, ErrMalformed},
+		{jwt.ErrTokenUnverifiable, ErrMalformed}, // no or unknown alg
+		{jwt.ErrTokenSignatureInvalid, ErrSignature},
+		{jwt.ErrTokenRequiredClaimMissing, ErrMissingClaim},
+		{jwt.ErrTokenExpired, ErrExpired},
+		{jwt.ErrTokenNotValidYet, ErrNotYetValid},
+		{jwt.ErrTokenUsedBeforeIssued, ErrNotYetValid},
+		{jwt.ErrTokenInvalidIssuer, ErrIssuer},
+		{jwt.ErrTokenInvalidAudience, ErrAudience},
+	} {
+		if errors.Is(err, m.jwt) {
+			return invalid(m.own, "")
+		}
+	}
+	return invalid(ErrMalformed, "")
+}
+
+// invalid wraps why under ErrInvalidToken, with an optional detail that
+// replaces why's own message.
+func invalid(why error, detail string) error {
+	if detail == "" {
+		detail = why.Error()
+	}
+	return &tokenError{why: why, detail: detail}
+}
+
+type tokenError struct {
+	why    error
+	detail string
+}
+
+func (e *tokenError) Error() string   { return "invalid token: " + e.detail }
+func (e *tokenError) Unwrap() []error { return []error{ErrInvalidToken, e.why} }
