@@ -25,6 +25,7 @@ var commands = []struct {
 }{
 	{"validate", "type-check a composition against a tools file", newValidateCommand},
 	{"serve", "run the authorization server (embedded in-memory default without DATABASE_URL)", newServeCommand},
+	{"healthcheck", "exit 0 when a typeward answers 200 on its health URL (the container HEALTHCHECK)", newHealthcheckCommand},
 	{"clients", "create, list or disable OAuth clients in the database (DATABASE_URL)", newClientsCommand},
 	{"tools", "check a tools/list for drift against the approved one; fetch or import tools/lists", newToolsCommand},
 	{"migrate", "apply pending database migrations (DATABASE_URL)", newMigrateCommand},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 
@@ -56,18 +55,10 @@ func (c *toolsImportCommand) Run(ctx context.Context) error {
 		return err
 	}
 	store := postgres.NewRegistry(c.db)
-	var approved []registry.Tool
-	switch prev, err := store.ApprovedSnapshot(ctx, c.server); {
-	case err == nil:
-		approved = prev.Tools
-	case !errors.Is(err, registry.ErrNotFound):
-		return err
-	}
-	snap, err := store.ImportSnapshot(ctx, c.server, source, tools)
+	snap, findings, err := registry.ImportAndCompare(ctx, store, c.server, source, tools)
 	if err != nil {
 		return err
 	}
-	findings := registry.Drift(approved, tools)
 	sf := make([]serverFinding, len(findings))
 	for i, f := range findings {
 		sf[i] = serverFinding{Server: c.server, Finding: f}

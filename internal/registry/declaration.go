@@ -153,7 +153,11 @@ func check(server string, t Tool) (*Declaration, []Problem) {
 		if err != nil {
 			add(CodeInvalidInputSchema, schemaPointer(err), "%s", schemaReason(err))
 		} else if typ, ok := rootTypeNotObject(in.Root); ok {
-			add(CodeNonObjectInputSchema, "/type", "inputSchema has type %s: MCP requires type \"object\"", typ)
+			if typ == "no type" {
+				add(CodeNonObjectInputSchema, "", "inputSchema has no type: MCP requires type \"object\" (a parameterless tool declares {\"type\":\"object\"})")
+			} else {
+				add(CodeNonObjectInputSchema, "/type", "inputSchema has %s: MCP requires type \"object\"", typ)
+			}
 		} else {
 			d.Input = in
 		}
@@ -179,9 +183,10 @@ func check(server string, t Tool) (*Declaration, []Problem) {
 	return d, nil
 }
 
-// rootTypeNotObject reports the root "type" when it is present and does not
-// allow an object. A schema without "type" (e.g. {}) is accepted: real
-// servers declare parameterless tools that way.
+// rootTypeNotObject reports the root "type" when it does not allow an
+// object. MCP requires inputSchema to declare type "object"; a schema
+// without "type" (e.g. {}) also admits strings and arrays as arguments, so
+// it is refused too: a parameterless tool declares {"type":"object"}.
 func rootTypeNotObject(root any) (string, bool) {
 	obj, ok := root.(map[string]any)
 	if !ok {
@@ -189,7 +194,7 @@ func rootTypeNotObject(root any) (string, bool) {
 	}
 	typ, present := obj["type"]
 	if !present {
-		return "", false
+		return "no type", true
 	}
 	switch typ := typ.(type) {
 	case string:
@@ -204,7 +209,7 @@ func rootTypeNotObject(root any) (string, bool) {
 		}
 	}
 	enc, _ := json.Marshal(typ)
-	return string(enc), true
+	return "type " + string(enc), true
 }
 
 func schemaPointer(err error) string {

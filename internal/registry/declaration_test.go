@@ -105,7 +105,7 @@ func TestDeclareAcceptsRealShapes(t *testing.T) {
 		name string
 		tool registry.Tool
 	}{
-		{"empty object schema (a parameterless tool)", registry.Tool{Name: "whoami", InputSchema: json.RawMessage(`{}`)}},
+		{"parameterless tool", registry.Tool{Name: "whoami", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		{"nullable object root", registry.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":["object","null"]}`)}},
 		{"draft-07", registry.Tool{Name: "t", InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}`)}},
 		{"array output (MCP 2026-07-28)", registry.Tool{Name: "list.items-v2", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"array"}`)}},
@@ -126,7 +126,7 @@ func TestDeclareAcceptsRealShapes(t *testing.T) {
 
 func TestDeclareRefusesBadServerNames(t *testing.T) {
 	for _, server := range []string{"has space", "tab\there", strings.Repeat("s", 257)} {
-		_, err := registry.Declare(server, registry.Tool{Name: "t", InputSchema: json.RawMessage(`{}`)})
+		_, err := registry.Declare(server, registry.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)})
 		var de *registry.DeclarationError
 		if !errors.As(err, &de) || len(de.Problems) != 1 || de.Problems[0].Code != registry.CodeInvalidServer {
 			t.Errorf("server %q: error %v, want one invalid_server problem", server, err)

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -260,46 +259,6 @@ func problemDetail(p Problem) string {
 		return p.Message
 	}
 	return p.Message + " (at " + p.Pointer + ")"
-}
-
-func absent(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) == 0 || string(raw) == "null"
-}
-
-// jsonDigest is the canonical digest of any JSON value (key order and
-// whitespace do not count), or of the raw bytes when they are not JSON.
-func jsonDigest(raw json.RawMessage) string {
-	if absent(raw) {
-		return ""
-	}
-	if canon, ok := canonicalJSON(raw); ok {
-		return schema.Digest(canon)
-	}
-	return schema.Digest(raw)
-}
-
-func canonicalJSON(raw []byte) ([]byte, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return nil, false
-	}
-	canon, err := schema.Canonical(v)
-	return canon, err == nil
-}
-
-func sameJSON(a, b json.RawMessage) bool { return jsonDigest(a) == jsonDigest(b) }
-
-func compactJSON(raw json.RawMessage) string {
-	if absent(raw) {
-		return "none"
-	}
-	if canon, ok := canonicalJSON(raw); ok {
-		return string(canon)
-	}
-	return string(raw)
 }
 
 // textChange shows where two texts part, enough for a reviewer to see a

@@ -45,6 +45,7 @@ func TestParseSnapshotFileShapesAndErrors(t *testing.T) {
 	want := []string{
 		"sentry-mcp:catalog/create_uptime_monitor invalid_input_schema",
 		"sentry-mcp:catalog/update_uptime_monitor invalid_input_schema",
+		"sentry-mcp:catalog/whoami non_object_input_schema",
 	}
 	if !slices.Equal(problems, want) {
 		t.Errorf("corpus problems = %v, want %v", problems, want)

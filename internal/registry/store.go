@@ -3,8 +3,6 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 	"time"
 )
 
@@ -184,32 +182,4 @@ type Change struct {
 	Server  string
 	Name    string
 	Version int
-}
-
-// QualifiedName joins a server and a tool name.
-func QualifiedName(server, name string) string {
-	if server == "" {
-		return name
-	}
-	return server + "/" + name
-}
-
-// SplitName splits "server/tool" at its last slash (server names may hold
-// slashes, tool names never do). A bare name has server "" and qualified
-// false.
-func SplitName(name string) (server, tool string, qualified bool) {
-	i := strings.LastIndexByte(name, '/')
-	if i < 0 {
-		return "", name, false
-	}
-	return name[:i], name[i+1:], true
-}
-
-// NotFound wraps ErrNotFound for a tool name.
-func NotFound(name string) error { return fmt.Errorf("tool %s: %w", name, ErrNotFound) }
-
-// Ambiguous is the ErrAmbiguous error for a bare name declared by several
-// servers, naming them (sorted by the caller).
-func Ambiguous(name string, qualified []string) error {
-	return fmt.Errorf("tool %s: %w: declared by %s; name one as server/tool", name, ErrAmbiguous, strings.Join(qualified, ", "))
 }

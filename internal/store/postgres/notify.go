@@ -51,14 +51,15 @@ func (l *Listener) Received() uint64 { return l.received.Load() }
 
 // Run listens until ctx ends; it returns ctx's error.
 func (l *Listener) Run(ctx context.Context) error {
-	backoff := l.MinBackoff
+	floor := max(l.MinBackoff, time.Millisecond) // never spin
+	backoff := floor
 	for {
 		listened, err := l.session(ctx)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if listened {
-			backoff = l.MinBackoff
+			backoff = floor
 		}
 		l.log.Warn("registry listener: connection lost, reconnecting", "error", err, "backoff", backoff)
 		// Jittered, so that replicas cut off together do not all come back
@@ -69,7 +70,7 @@ func (l *Listener) Run(ctx context.Context) error {
 			return ctx.Err()
 		case <-time.After(wait):
 		}
-		backoff = min(2*backoff, l.MaxBackoff)
+		backoff = max(floor, min(2*backoff, l.MaxBackoff))
 	}
 }
 
