@@ -24,7 +24,9 @@ func (r *run) srcItem(s view, i int) view {
 	var nodes []node
 	for _, n := range s.conj {
 		prefix, rest, hasRest := itemsModel(n, r.srcD7)
-		if !hasRest && !r.srcD7 && !hasApplicator(n.m) {
+		if !hasRest && !r.srcD7 && !hasApplicator(n.m) && n.m["contains"] == nil {
+			// Without applicators or contains (whose matches count as
+			// evaluated), unevaluatedItems is the schema of the rest.
 			rest, hasRest = n.child("unevaluatedItems")
 		}
 		switch {
@@ -101,6 +103,7 @@ func (r *run) array(s view, t node, p path) []finding {
 	}
 	lo, hi, loPtr, hiPtr := r.srcItemCounts(s)
 	n := max(len(tPrefix), r.srcTupleLen(s))
+	tooLong := false
 	for i := 0; i < n && (hi < 0 || i < hi); i++ {
 		ti, ok := tRest, tHasRest
 		if i < len(tPrefix) {
@@ -110,12 +113,14 @@ func (r *run) array(s view, t node, p path) []finding {
 			continue
 		}
 		if isFalse(ti) {
-			return append(out, r.report(SeverityError, CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), ti.ptr, p,
+			out = append(out, r.report(SeverityError, CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), ti.ptr, p,
 				"%s may have more than %d items but %s allows %d", srcMark, i, tgtMark, i))
+			tooLong = true
+			break
 		}
 		out = append(out, r.descend(r.srcItem(s, i), ti, p.index(i))...)
 	}
-	if tHasRest && (hi < 0 || hi > n) {
+	if tHasRest && !tooLong && (hi < 0 || hi > n) {
 		if isFalse(tRest) {
 			out = append(out, r.report(SeverityError, CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), tRest.ptr, p,
 				"%s may have more than %d items but %s allows %d", srcMark, n, tgtMark, n))

@@ -23,6 +23,12 @@ func TestArrays(t *testing.T) {
 			want: []string{"error size_mismatch  /items: source may have more than 1 items but target allows 1"}},
 		{name: "maxItems makes a short source fit a tuple", src: `{"type":"array","items":{"type":"integer"},"maxItems":1}`,
 			tgt: `{"type":"array","prefixItems":[{"type":"integer"}],"items":false}`},
+		{name: "unevaluatedItems does not bind items that contains evaluated",
+			src: `{"type":"array","contains":{"type":"object"},"unevaluatedItems":{"type":"string"}}`,
+			tgt: `{"type":"array","items":{"type":["string","null"]}}`,
+			want: []string{
+				"error type_mismatch  /items/type: source[] may be object or array or boolean or number but target[] expects string or null",
+			}},
 		{name: "minItems contained", src: `{"type":"array","minItems":3}`, tgt: `{"type":"array","minItems":2}`},
 		{name: "minItems not guaranteed", src: `{"type":"array","minItems":1}`, tgt: `{"type":"array","minItems":2}`,
 			want: []string{"error size_mismatch /minItems /minItems: source may have fewer than 2 items, the minItems of target"}},

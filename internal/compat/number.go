@@ -1,7 +1,9 @@
 package compat
 
 import (
+	"math"
 	"math/big"
+	"strconv"
 )
 
 // bound is one end of a numeric interval; nil v means unbounded. Values are
@@ -80,18 +82,18 @@ func (r *run) number(s view, t node, p path) []finding {
 			continue
 		}
 		out = append(out, r.report(SeverityError, CodeRangeMismatch, orPtr(lo.ptr, r.srcPtr(s)), b.ptr, p,
-			"%s allows values %s %s but %s requires %s %s", srcMark, below(b.excl), b.v.RatString(), tgtMark, atLeast(b.excl), b.v.RatString()))
+			"%s allows values %s %s but %s requires %s %s", srcMark, below(b.excl), ratText(b.v), tgtMark, atLeast(b.excl), ratText(b.v)))
 	}
 	for _, b := range upperBounds(t) {
 		if hi.v != nil && (hi.v.Cmp(b.v) < 0 || (hi.v.Cmp(b.v) == 0 && (!b.excl || hi.excl))) {
 			continue
 		}
 		out = append(out, r.report(SeverityError, CodeRangeMismatch, orPtr(hi.ptr, r.srcPtr(s)), b.ptr, p,
-			"%s allows values %s %s but %s requires %s %s", srcMark, above(b.excl), b.v.RatString(), tgtMark, atMost(b.excl), b.v.RatString()))
+			"%s allows values %s %s but %s requires %s %s", srcMark, above(b.excl), ratText(b.v), tgtMark, atMost(b.excl), ratText(b.v)))
 	}
 	if m, ok := ratOf(t.m["multipleOf"]); ok && m.Sign() > 0 && !r.multipleProven(s, m, lo, hi) {
 		out = append(out, r.report(SeverityError, CodeMultipleOfMismatch, r.srcKeywordPtr(s, "multipleOf"), t.ptr+"/multipleOf", p,
-			"%s need not be a multiple of %s as %s requires", srcMark, m.RatString(), tgtMark))
+			"%s need not be a multiple of %s as %s requires", srcMark, ratText(m), tgtMark))
 	}
 	return out
 }
@@ -160,4 +162,17 @@ func ceilRat(r *big.Rat) *big.Int {
 func floorRat(r *big.Rat) *big.Int {
 	q, _ := new(big.Int).DivMod(r.Num(), r.Denom(), new(big.Int))
 	return q
+}
+
+// ratText prints a bound as people wrote it: exact while short (1/3, 0.5
+// reads as 1/2), in exponent form when the exact digits would flood a message.
+func ratText(r *big.Rat) string {
+	if s := r.RatString(); len(s) <= 24 {
+		return s
+	}
+	f, _ := r.Float64()
+	if math.IsInf(f, 0) || (f == 0 && r.Sign() != 0) {
+		return new(big.Float).SetRat(r).Text('g', 6)
+	}
+	return strconv.FormatFloat(f, 'g', 6, 64)
 }

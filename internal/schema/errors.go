@@ -11,21 +11,20 @@ const (
 	MaxDocumentBytes = 1 << 20 // 1 MiB
 	MaxDepth         = 64      // nesting of JSON objects and arrays
 	MaxSubschemas    = 10_000  // JSON objects in the document, an upper bound on subschemas
-	MaxRefHops       = 64      // $ref → $ref → … before we call it a loop
+	MaxExponent      = 400     // decimal exponent (and digits) of a number literal
 )
 
 // Sentinels, tested with errors.Is; *Error carries the detail.
 var (
-	ErrTooLarge       = errors.New("schema exceeds the size bound")
-	ErrTooDeep        = errors.New("schema exceeds the nesting depth bound")
-	ErrTooManyNodes   = errors.New("schema exceeds the subschema count bound")
-	ErrRemoteRef      = errors.New("schema references a non-local $ref")
-	ErrDialect        = errors.New("schema declares an unsupported dialect")
-	ErrSyntax         = errors.New("schema is not valid JSON")
-	ErrInvalid        = errors.New("schema does not compile")
-	ErrRefUnresolved  = errors.New("schema $ref does not resolve")
-	ErrRefLoop        = errors.New("schema $ref chain loops or is too long")
-	ErrNotJSONPointer = errors.New("not a JSON pointer")
+	ErrTooLarge      = errors.New("schema exceeds the size bound")
+	ErrTooDeep       = errors.New("schema exceeds the nesting depth bound")
+	ErrTooManyNodes  = errors.New("schema exceeds the subschema count bound")
+	ErrRemoteRef     = errors.New("schema references a non-local $ref")
+	ErrDialect       = errors.New("schema declares an unsupported dialect")
+	ErrSyntax        = errors.New("schema is not valid JSON")
+	ErrInvalid       = errors.New("schema does not compile")
+	ErrRefUnresolved = errors.New("schema $ref does not resolve")
+	ErrNumberRange   = errors.New("schema number is out of range")
 )
 
 // Error is a schema problem with the place it was found.

@@ -10,7 +10,7 @@ func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		`{}`, `true`, `{"type":["string","null"]}`, `{"$ref":"#"}`, `{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/a"}}}`,
 		`{"$schema":"http://json-schema.org/draft-07/schema#","items":[{}]}`, `{"properties":{"a":{"$ref":"http://x"}}}`,
-		`{"pattern":"[a-"}`, `{"enum":[1,"a",null,{"$ref":"x"}]}`, `[[[[`, `{"$defs":{"a":{"$anchor":"x"}},"$ref":"#x"}`,
+		`{"pattern":"[a-"}`, `{"enum":[1,"a",null,{"$ref":"x"}]}`, `[[[[`, `{"$defs":{"a":{"$anchor":"x"}},"$ref":"#x"}`, `{"multipleOf":1e-400}`, `{"minimum":1e400}`,
 	} {
 		f.Add([]byte(seed))
 	}

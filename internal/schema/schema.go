@@ -138,17 +138,28 @@ func (s *Schema) Validate(v any) error { return s.ValidateAt("", v) }
 
 // ValidateAt validates v against the subschema at pointer. Subschemas are
 // compiled on first use and kept.
-func (s *Schema) ValidateAt(pointer string, v any) error {
+func (s *Schema) ValidateAt(pointer string, v any) (err error) {
 	sch, err := s.validatorAt(pointer)
 	if err != nil {
 		return err
 	}
+	// The validator is a dependency: a panic in it must not reach a request.
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Error{Kind: ErrInvalid, Pointer: pointer, Detail: fmt.Sprintf("validator failed: %v", r)}
+		}
+	}()
 	return sch.Validate(v)
 }
 
-func (s *Schema) validatorAt(pointer string) (*jsonschema.Schema, error) {
+func (s *Schema) validatorAt(pointer string) (_ *jsonschema.Schema, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Error{Kind: ErrInvalid, Pointer: pointer, Detail: fmt.Sprintf("compiler failed: %v", r)}
+		}
+	}()
 	if sch, ok := s.compiled[pointer]; ok {
 		return sch, nil
 	}

@@ -36,6 +36,9 @@ func TestParseRefusals(t *testing.T) {
 		{"bad type keyword", `{"type":"strnig"}`, ErrInvalid, "", ""},
 		{"draft-07 tuple in 2020-12", `{"items":[{"type":"string"}]}`, ErrInvalid, "", ""},
 		{"bad pattern", `{"pattern":"(?<=a)b"}`, ErrInvalid, "", ""},
+		{"huge exponent", `{"multipleOf":1e-99999999}`, ErrNumberRange, "/multipleOf", "exponent"},
+		{"huge exponent in enum", `{"enum":[1,2E+5000]}`, ErrNumberRange, "/enum/1", "2E+5000"},
+		{"overlong integer literal", `{"maximum":` + strings.Repeat("9", 500) + `}`, ErrNumberRange, "/maximum", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

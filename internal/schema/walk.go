@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -85,8 +86,24 @@ func (w *walker) walk(v any, pointer string, depth int, root bool) error {
 				return err
 			}
 		}
+	case json.Number:
+		if !numberInRange(v) {
+			return &Error{Kind: ErrNumberRange, Pointer: pointer, Detail: fmt.Sprintf("%.40s has an exponent beyond ±%d", v, MaxExponent)}
+		}
 	}
 	return nil
+}
+
+// numberInRange bounds a literal's decimal exponent: exact arithmetic on
+// 1e-99999999 costs unbounded memory (and panics inside the validator).
+func numberInRange(n json.Number) bool {
+	s := string(n)
+	i := strings.IndexAny(s, "eE")
+	if i < 0 {
+		return len(s) <= MaxExponent
+	}
+	exp, err := strconv.Atoi(s[i+1:])
+	return err == nil && exp >= -MaxExponent && exp <= MaxExponent && i <= MaxExponent
 }
 
 func escapeToken(tok string) string {
