@@ -12,9 +12,8 @@ help: ## list the targets
 build: ## build bin/typeward
 	$(GO) build -o $(BIN) ./cmd/typeward
 
-run: build ## validate the example pipelines (the server comes with a later issue)
-	-./$(BIN) validate --registry examples/registry.json examples/pipeline-valid.json
-	-./$(BIN) validate --registry examples/registry.json examples/pipeline-invalid.json
+run: build ## start the server: the embedded default (in-memory, examples loaded, demo client printed)
+	DATABASE_URL= ./$(BIN) serve
 
 test: ## every test, with the race detector (database tests use DATABASE_URL or the local default)
 	$(GO) test -race -count=1 $(PKGS)

@@ -30,15 +30,29 @@ func validationOf(res *composition.Result) validationJSON {
 
 // compositionJSON is a stored composition and its latest validation.
 type compositionJSON struct {
-	Name       string               `json:"name"`
-	Definition json.RawMessage      `json:"definition"`
-	Digest     string               `json:"digest"`
-	UpdatedAt  time.Time            `json:"updated_at"`
-	Validation *registry.Validation `json:"validation,omitempty"`
+	Name       string                `json:"name"`
+	Definition json.RawMessage       `json:"definition"`
+	Digest     string                `json:"digest"`
+	UpdatedAt  time.Time             `json:"updated_at"`
+	Validation *storedValidationJSON `json:"validation,omitempty"`
+}
+
+// storedValidationJSON is the recorded validation of a stored composition.
+type storedValidationJSON struct {
+	DefinitionDigest string             `json:"definition_digest"`
+	Valid            bool               `json:"valid"`
+	Issues           json.RawMessage    `json:"issues"`
+	Tools            []registry.ToolRef `json:"tools"`
+	ValidatedAt      time.Time          `json:"validated_at"`
 }
 
 func compositionOf(c registry.Composition) compositionJSON {
-	return compositionJSON{Name: c.Name, Definition: c.Definition, Digest: c.Digest, UpdatedAt: c.UpdatedAt, Validation: c.Validation}
+	out := compositionJSON{Name: c.Name, Definition: c.Definition, Digest: c.Digest, UpdatedAt: c.UpdatedAt}
+	if v := c.Validation; v != nil {
+		out.Validation = &storedValidationJSON{DefinitionDigest: v.DefinitionDigest, Valid: v.Valid, Issues: v.Issues,
+			Tools: v.Tools, ValidatedAt: v.ValidatedAt}
+	}
+	return out
 }
 
 // validate parses and validates a definition.

@@ -49,8 +49,9 @@ func NewRouter(cfg Config) http.Handler {
 	}
 	pub := &publicHandlers{metadata: cfg.Metadata, jwks: cfg.JWKS, ready: cfg.Ready, log: cfg.Log}
 	oa := &oauthHandlers{svc: cfg.OAuth, log: cfg.Log}
-	ad := cfg.Admin
-	ad.log = cfg.Log
+	admin := *cfg.Admin // a copy: the router's logger goes on it, not on the caller's
+	admin.log = cfg.Log
+	ad := &admin
 
 	r := chi.NewRouter()
 	r.Use(requestID, observe(cfg.Log, cfg.Metrics))

@@ -31,8 +31,8 @@ func routes(t *testing.T) []string {
 }
 
 type openAPI struct {
-	OpenAPI string                               `yaml:"openapi"`
-	Paths   map[string]map[string]map[string]any `yaml:"paths"`
+	OpenAPI string                    `yaml:"openapi"`
+	Paths   map[string]map[string]any `yaml:"paths"`
 }
 
 func loadSpec(t *testing.T) (openAPI, map[string]any) {
@@ -67,7 +67,7 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 				continue
 			}
 			described = append(described, strings.ToUpper(key)+" "+path)
-			if _, ok := op["responses"]; !ok {
+			if m, _ := op.(map[string]any); m["responses"] == nil {
 				t.Errorf("%s %s has no responses", key, path)
 			}
 		}
@@ -84,8 +84,8 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 			t.Errorf("api/openapi.yaml describes %s, which no route serves", d)
 		}
 	}
-	if len(served) < 30 {
-		t.Errorf("only %d routes walked: %v", len(served), served)
+	if len(served) == 0 || len(described) == 0 {
+		t.Errorf("nothing compared: %d routes, %d operations", len(served), len(described))
 	}
 }
 

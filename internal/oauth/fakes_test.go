@@ -42,14 +42,25 @@ func (f fakeAuth) Authenticate(_ context.Context, form url.Values, authorization
 	return e.client, nil
 }
 
-// fakeValidator answers by the tool of the composition's first node.
-type fakeValidator map[string]*composition.Result
+// fakeValidator answers by the tool of the composition's first node, and
+// counts its calls.
+type fakeValidator struct {
+	results map[string]*composition.Result
+	mu      sync.Mutex
+	calls   int
+}
 
-func (f fakeValidator) Validate(_ context.Context, c *composition.Composition) (*composition.Result, error) {
+func (f *fakeValidator) Validate(_ context.Context, c *composition.Composition) (*composition.Result, error) {
+	f.mu.Lock()
+	f.calls++
+	f.mu.Unlock()
 	if c.Nodes[0].Tool == "boom" {
 		return nil, errors.New("registry down: secret detail")
 	}
-	return f[c.Nodes[0].Tool], nil
+	if c.Nodes[0].Composition != "" {
+		return f.results["valid"], nil
+	}
+	return f.results[c.Nodes[0].Tool], nil
 }
 
 // caseDoc is a composition the fakeValidator answers with f[name].
@@ -164,11 +175,11 @@ func newFixture() *fixture {
 			"admin":   {"s3cret", &clients.Client{ID: "admin", AllowedScopes: []string{AdminScope}}},
 			"limited": {"s3cret", &clients.Client{ID: "limited", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}}},
 		},
-		Validator: fakeValidator{
+		Validator: &fakeValidator{results: map[string]*composition.Result{
 			"valid": {Digest: "sha256:cc", Tools: validTools, Edges: []composition.EdgeRef{{From: "db_query", To: "aggregate_stats"}}},
 			"warn":  {Digest: "sha256:dd", Tools: validTools, Issues: []compat.Issue{warning}},
 			"bad":   {Digest: "sha256:ee", Tools: validTools, Issues: []compat.Issue{warning, mismatch}},
-		},
+		}},
 		Compositions: fakeCompositions{"stored": caseDoc("valid")},
 		Minter:       f.minter,
 		Verifier:     fakeVerifier{},

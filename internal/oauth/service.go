@@ -22,7 +22,13 @@ type Service struct {
 	Metrics       *metrics.Metrics
 	Log           *slog.Logger
 	Now           func() time.Time
+
+	validations validationCache
 }
+
+// RegistryChanged forgets every cached validation: call it on every
+// registry change (a tool declared, changed or removed on any replica).
+func (s *Service) RegistryChanged() { s.validations.clear() }
 
 func (s *Service) now() time.Time {
 	if s.Now != nil {

@@ -185,23 +185,30 @@ func (s *Service) audience(client *clients.Client, resource string) (string, err
 }
 
 func (s *Service) validate(ctx context.Context, doc json.RawMessage) (*composition.Result, error) {
-	started := time.Now()
-	c, err := composition.Parse(doc)
-	if err != nil {
-		return nil, badRequest(CodeInvalidAuthorizationDetails, truncate(err.Error(), 512))
-	}
-	v, err := s.Validator.Validate(ctx, c)
-	if err != nil {
-		return nil, serverError(err)
+	res, gen := s.validations.get(doc)
+	if res == nil {
+		started := time.Now()
+		c, err := composition.Parse(doc)
+		if err != nil {
+			return nil, badRequest(CodeInvalidAuthorizationDetails, truncate(err.Error(), 512))
+		}
+		if res, err = s.Validator.Validate(ctx, c); err != nil {
+			return nil, serverError(err)
+		}
+		if s.Metrics != nil {
+			s.Metrics.ValidationDuration.Observe(time.Since(started).Seconds())
+			s.Metrics.CompositionEdges.Observe(float64(len(c.Edges)))
+		}
+		if cacheable(c) {
+			s.validations.put(doc, res, gen)
+		}
 	}
 	if s.Metrics != nil {
-		s.Metrics.ValidationDuration.Observe(time.Since(started).Seconds())
-		s.Metrics.CompositionEdges.Observe(float64(len(c.Edges)))
-		for _, is := range v.Issues {
+		for _, is := range res.Issues {
 			s.Metrics.ValidationIssues.WithLabelValues(string(is.Severity), is.Code).Inc()
 		}
 	}
-	return v, nil
+	return res, nil
 }
 
 // CodeToolNotAllowed is the issue of a tool outside the client's allow-list.

@@ -46,6 +46,7 @@ const (
 	EnvKEK            = "TYPEWARD_KEY_ENCRYPTION_KEY"
 	EnvPepper         = "TYPEWARD_CLIENT_SECRET_PEPPER"
 	EnvLogLevel       = "TYPEWARD_LOG_LEVEL"
+	EnvKeyRotation    = "TYPEWARD_KEY_ROTATION_INTERVAL"
 )
 
 // Config is a validated configuration.
@@ -57,6 +58,9 @@ type Config struct {
 	Migrate     bool
 	SigningAlg  keys.Alg
 	JWKSMaxAge  time.Duration
+	// KeyRotationInterval, when positive, rotates the signing key once the
+	// newest key is this old.
+	KeyRotationInterval time.Duration
 	// RateLimit is token requests per second per client; RateBurst the
 	// bucket size.
 	RateLimit      float64
@@ -97,6 +101,7 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (*C
 	migrate := fs.String("migrate", env(EnvMigrate, "false"), "apply database migrations at start (true|false)")
 	alg := fs.String("signing-alg", env(EnvSigningAlg, string(keys.ES256)), "signing algorithm of new keys: ES256 or EdDSA")
 	maxAge := fs.String("jwks-max-age", env(EnvJWKSMaxAge, keys.DefaultJWKSMaxAge.String()), "JWKS Cache-Control max-age; a new key is published this long before it signs")
+	rotation := fs.String("key-rotation-interval", env(EnvKeyRotation, "0"), "rotate the signing key on this schedule (e.g. 720h); 0 rotates only on demand")
 	rate := fs.String("rate-limit", env(EnvRateLimit, "50"), "token requests per second per client")
 	burst := fs.String("rate-burst", env(EnvRateBurst, "100"), "token requests a client may make at once")
 	metricsClients := fs.String("metrics-clients", env(EnvMetricsClients, ""), "comma-separated client ids labelled in typeward_tokens_issued_total (others count as \"other\")")
@@ -151,6 +156,13 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (*C
 		bad("--jwks-max-age %q: want a duration from 1s to 24h", *maxAge)
 	} else {
 		c.JWKSMaxAge = d
+	}
+	if d, err := time.ParseDuration(*rotation); err != nil || (d != 0 && d < time.Hour) {
+		bad("--key-rotation-interval %q: want 0 (off) or a duration of at least 1h", *rotation)
+	} else if d != 0 && d <= c.JWKSMaxAge {
+		bad("--key-rotation-interval %s: must exceed --jwks-max-age %s, or keys rotate before they sign", d, c.JWKSMaxAge)
+	} else {
+		c.KeyRotationInterval = d
 	}
 	if r, err := strconv.ParseFloat(*rate, 64); err != nil || !(r > 0) || r > 1e6 {
 		bad("--rate-limit %q: want a positive number of requests per second", *rate)

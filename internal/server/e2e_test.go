@@ -293,12 +293,26 @@ func scenario(t *testing.T, h *harness) {
 		t.Errorf("denied issuances %+v", denied)
 	}
 
+	// A schema change reaches the token endpoint at once: the cached
+	// validation of the valid pipeline is forgotten.
+	changed := `{"name":"aggregate_stats","inputSchema":{"type":"object","properties":{"records":{"type":"array","items":{"type":"object"}}},"required":["records"]},
+		"outputSchema":{"type":"object","properties":{"summary":{"type":"integer"}},"required":["summary"]}}`
+	if r := h.admin(http.MethodPut, "/admin/v1/tools/aggregate_stats", admin, []byte(changed)); r.status != http.StatusCreated {
+		t.Fatalf("new version: %d %s", r.status, r.body)
+	}
+	r = h.postForm("/oauth2/token", created.ID, created.Secret, valid)
+	var broken errorAnswer
+	r.json(t, &broken)
+	if r.status != http.StatusForbidden || len(broken.Issues) == 0 || broken.Issues[0].Code != "type_mismatch" || broken.Issues[0].Edge != "stats->mail" {
+		t.Errorf("after aggregate_stats changed: %d %s", r.status, r.body)
+	}
+
 	// Metrics counted by outcome and route pattern.
 	metrics := string(h.get("/metrics").body)
 	for _, want := range []string{
-		`typeward_token_requests_total{outcome="denied",reason="invalid_authorization_details"} 1`,
-		`typeward_http_request_duration_seconds_count{method="POST",route="/oauth2/token",status="403"} 1`,
-		`typeward_validation_issues_total{code="type_mismatch",severity="error"} 1`,
+		`typeward_token_requests_total{outcome="denied",reason="invalid_authorization_details"} 2`,
+		`typeward_http_request_duration_seconds_count{method="POST",route="/oauth2/token",status="403"} 2`,
+		`typeward_validation_issues_total{code="type_mismatch",severity="error"} 2`,
 	} {
 		if !containsString([]byte(metrics), want) {
 			t.Errorf("metrics lack %s", want)
@@ -306,7 +320,9 @@ func scenario(t *testing.T, h *harness) {
 	}
 }
 
-func containsString(b []byte, s string) bool { return len(s) > 0 && string(b) != "" && stringIndex(string(b), s) >= 0 }
+func containsString(b []byte, s string) bool {
+	return len(s) > 0 && string(b) != "" && stringIndex(string(b), s) >= 0
+}
 
 func stringIndex(s, sub string) int {
 	for i := 0; i+len(sub) <= len(s); i++ {

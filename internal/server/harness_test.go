@@ -28,6 +28,7 @@ type harness struct {
 	http    *http.Client
 	adminID string
 	adminSK string
+	cfg     *server.Config
 }
 
 type mode string
@@ -76,6 +77,8 @@ func start(t testing.TB, m mode, configure func(*server.Config)) *harness {
 	if configure != nil {
 		configure(cfg)
 	}
+	h.cfg = cfg
+	h.adminID, h.adminSK = cfg.AdminClientID, cfg.AdminClientSecret
 	logOut := io.Discard
 	if testing.Verbose() {
 		logOut = os.Stderr

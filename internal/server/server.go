@@ -45,6 +45,7 @@ type Server struct {
 	stores  *stores
 	keyring *keys.Keyring
 	cache   *registry.Cache
+	changes *changeFanout
 	metrics *metrics.Metrics
 	handler http.Handler
 	// Demo holds the embedded mode's demo client credentials (empty with a
@@ -82,7 +83,7 @@ func (s *Server) wire(ctx context.Context) error {
 	cfg, st := s.cfg, s.stores
 	var err error
 	s.keyring, err = keys.New(ctx, keys.Config{Store: st.keys, KEK: st.kek, Alg: cfg.SigningAlg,
-		JWKSMaxAge: cfg.JWKSMaxAge, MaxTokenTTL: cfg.TokenTTL, Logger: s.log})
+		JWKSMaxAge: cfg.JWKSMaxAge, MaxTokenTTL: cfg.TokenTTL, RotateEvery: cfg.KeyRotationInterval, Logger: s.log})
 	if err != nil {
 		return err
 	}
@@ -102,7 +103,6 @@ func (s *Server) wire(ctx context.Context) error {
 	}
 
 	s.cache = registry.NewCache(st.registry)
-	st.watch(s.cache.Invalidate)
 	s.metrics.WatchRegistryCache(
 		func() float64 { return float64(s.cache.Stats().Hits) },
 		func() float64 { return float64(s.cache.Stats().Misses) })
@@ -112,6 +112,9 @@ func (s *Server) wire(ctx context.Context) error {
 	})
 
 	tokenEndpoint := cfg.Issuer + oauth.PathToken
+	if !cfg.Embedded() {
+		st.clients = newCachedClients(st.clients)
+	}
 	auth, err := clients.NewAuthenticator(clients.AuthenticatorConfig{Clients: st.clients, Hasher: st.hasher,
 		Replay: st.replay, Audiences: []string{cfg.Issuer, tokenEndpoint}})
 	if err != nil {
@@ -135,6 +138,10 @@ func (s *Server) wire(ctx context.Context) error {
 		Minter: minter, Verifier: verifier, Revocations: st.revocations, Limiter: limiter,
 		Audit: st.audit, Metrics: s.metrics, Log: s.log,
 	}
+	// Every registry change, local or from another replica, reaches both
+	// caches that depend on the registry.
+	s.changes = &changeFanout{cache: s.cache, svc: svc}
+	st.watch(s.changes.Invalidate)
 	s.handler = httpapi.NewRouter(httpapi.Config{
 		OAuth:    svc,
 		Metadata: oauth.NewMetadata(cfg.Issuer, verify.DefaultAlgorithms, clients.AssertionAlgorithms()),
@@ -195,6 +202,23 @@ func (s *Server) PrintEmbeddedCredentials(w io.Writer) {
 	}
 }
 
+// changeFanout passes registry changes to the registry cache and to the
+// OAuth service's validation cache.
+type changeFanout struct {
+	cache *registry.Cache
+	svc   *oauth.Service
+}
+
+func (f *changeFanout) Invalidate(c registry.Change) {
+	f.cache.Invalidate(c)
+	f.svc.RegistryChanged()
+}
+
+func (f *changeFanout) Reset() {
+	f.cache.Reset()
+	f.svc.RegistryChanged()
+}
+
 // Handler is the router.
 func (s *Server) Handler() http.Handler { return s.handler }
 
@@ -243,7 +267,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	select {
 	case err = <-served:
 	case <-ctx.Done():
-		s.log.Info("shutting down: draining requests in flight", "timeout", s.cfg.ShutdownTimeout)
+		s.log.Info("shutting down: draining requests in flight", "timeout", s.cfg.ShutdownTimeout.String())
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 		err = srv.Shutdown(shutdownCtx)
 		cancel()
@@ -266,7 +290,7 @@ func (s *Server) startJobs(ctx context.Context, wg *sync.WaitGroup) {
 	}
 	run(func() { s.keyring.Run(ctx) })
 	if s.stores.db != nil {
-		listener := postgres.NewListener(s.stores.db, s.cache, s.log)
+		listener := postgres.NewListener(s.stores.db, s.changes, s.log)
 		run(func() { _ = listener.Run(ctx) })
 	}
 	run(func() {

@@ -1,0 +1,183 @@
+package server_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/typeward/typeward/internal/server"
+	"github.com/typeward/typeward/internal/token"
+	"github.com/typeward/typeward/verify"
+)
+
+// benchConcurrency are the numbers of concurrent HTTP clients measured:
+// few (each request's wait for the audit commit shows) and many (the
+// audit's group commit amortises it over concurrent requests).
+var benchConcurrency = []int{8, 64}
+
+// loadResult is one load run.
+type loadResult struct {
+	perSecond float64
+	p99       time.Duration
+}
+
+// load sends n POSTs with the given body from workers concurrent clients
+// and measures throughput and the 99th percentile latency. Every answer
+// must be 200.
+func load(b *testing.B, client *http.Client, target, authorization, body string, n, workers int) loadResult {
+	b.Helper()
+	latencies := make([]time.Duration, n)
+	var next atomic.Int64
+	var failed atomic.Value
+	var wg sync.WaitGroup
+	started := time.Now()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				req, _ := http.NewRequest(http.MethodPost, target, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				req.Header.Set("Authorization", authorization)
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				if err != nil {
+					failed.Store(err.Error())
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				latencies[i] = time.Since(t0)
+				if resp.StatusCode != http.StatusOK {
+					failed.Store(resp.Status)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(started)
+	if f := failed.Load(); f != nil {
+		b.Fatalf("%s: %v", target, f)
+	}
+	slices.Sort(latencies)
+	return loadResult{perSecond: float64(n) / elapsed.Seconds(), p99: latencies[(len(latencies)*99)/100]}
+}
+
+// ceiling is the bare handler the token endpoint is measured against: it
+// parses the form and signs the same claims with the same key, nothing
+// else (no authentication, validation, audit or store).
+func ceiling(minter *token.Minter, claims verify.Claims) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil || r.PostForm.Get("authorization_details") == "" {
+			http.Error(w, "bad form", http.StatusBadRequest)
+			return
+		}
+		c := claims
+		tok, err := minter.Sign(&c)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 300,
+			"scope": strings.Join(c.Scope, " "), "authorization_details": c.AuthorizationDetails})
+	})
+}
+
+// BenchmarkTokenEndpoint loads the token endpoint of a Postgres-backed
+// typeward over loopback HTTP with the valid example pipeline (warm
+// caches), then the ceiling handler in the same run, and reports both
+// rates, both p99 latencies and their ratio.
+func BenchmarkTokenEndpoint(b *testing.B) {
+	h := start(b, database, func(c *server.Config) {
+		c.Registry = ""
+		c.RateLimit, c.RateBurst = 1e9, 1<<30
+	})
+	admin := h.adminToken()
+	var file struct{ Tools []json.RawMessage }
+	if err := json.Unmarshal(mustRead(b, "../../examples/registry.json"), &file); err != nil {
+		b.Fatal(err)
+	}
+	for _, tool := range file.Tools {
+		var named struct{ Name string }
+		_ = json.Unmarshal(tool, &named)
+		if r := h.admin(http.MethodPut, "/admin/v1/tools/"+named.Name, admin, []byte(tool)); r.status >= 300 {
+			b.Fatalf("register %s: %d", named.Name, r.status)
+		}
+	}
+	c := h.createClient(admin, map[string]any{"client_name": "bench", "allowed_tools": []string{"*"}, "allowed_audiences": []string{routerAud}})
+	authorization := "Basic " + base64.StdEncoding.EncodeToString([]byte(c.ID+":"+c.Secret))
+	body := url.Values{"grant_type": {"client_credentials"}, "resource": {routerAud},
+		"authorization_details": {compositionDetails(b, "../../examples/pipeline-valid.json")}}.Encode()
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}, Timeout: 10 * time.Second}
+	// Warm the registry cache, the validator memo and the connections.
+	load(b, client, h.base+"/oauth2/token", authorization, body, 200, 8)
+
+	// The ceiling signs the claims of a real token with the same keyring.
+	var answer tokenAnswer
+	h.postForm("/oauth2/token", c.ID, c.Secret, mustValues(body)).json(b, &answer)
+	v, err := verify.New(verify.Config{Issuer: h.base, Audience: routerAud, JWKSURL: h.base + "/.well-known/jwks.json"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	claims, err := v.Verify(b.Context(), answer.AccessToken)
+	if err != nil {
+		b.Fatal(err)
+	}
+	minter, err := token.NewMinter(token.Config{Issuer: h.base, TTL: 5 * time.Minute, Signers: h.srv.Keyring()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	bare := &http.Server{Handler: ceiling(minter, *claims)}
+	go func() { _ = bare.Serve(ln) }()
+	b.Cleanup(func() { bare.Close() })
+	load(b, client, "http://"+ln.Addr().String()+"/", authorization, body, 200, 8)
+
+	for _, workers := range benchConcurrency {
+		b.Run(fmt.Sprintf("clients=%d", workers), func(b *testing.B) {
+			tw := load(b, client, h.base+"/oauth2/token", authorization, body, b.N, workers)
+			ceil := load(b, client, "http://"+ln.Addr().String()+"/", authorization, body, b.N, workers)
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(tw.perSecond, "tokens/s")
+			b.ReportMetric(float64(tw.p99.Microseconds())/1000, "p99-ms")
+			b.ReportMetric(ceil.perSecond, "ceiling-tokens/s")
+			b.ReportMetric(float64(ceil.p99.Microseconds())/1000, "ceiling-p99-ms")
+			b.ReportMetric(100*tw.perSecond/ceil.perSecond, "%-of-ceiling")
+		})
+	}
+}
+
+func mustRead(b *testing.B, path string) []byte {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+func mustValues(body string) url.Values {
+	v, _ := url.ParseQuery(body)
+	return v
+}
