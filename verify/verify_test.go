@@ -96,6 +96,9 @@ func TestVerifyRejects(t *testing.T) {
 		{"no exp", a.forge(t, jwt.SigningMethodES256, at, without("exp"), signer.Key), verify.ErrMissingClaim, 0},
 		{"no jti", a.forge(t, jwt.SigningMethodES256, at, without("jti"), signer.Key), verify.ErrMissingClaim, 0},
 		{"no client_id", a.forge(t, jwt.SigningMethodES256, at, without("client_id"), signer.Key), verify.ErrMissingClaim, 0},
+		{"no sub", a.forge(t, jwt.SigningMethodES256, at, without("sub"), signer.Key), verify.ErrMissingClaim, 0},
+		{"no iat", a.forge(t, jwt.SigningMethodES256, at, without("iat"), signer.Key), verify.ErrMissingClaim, 0},
+		{"no iss", a.forge(t, jwt.SigningMethodES256, at, without("iss"), signer.Key), verify.ErrMissingClaim, 0},
 		{"exp not a number", a.forge(t, jwt.SigningMethodES256, at, with("exp", "tomorrow"), signer.Key), verify.ErrMalformed, 0},
 	}
 	for _, tc := range tests {
@@ -108,6 +111,14 @@ func TestVerifyRejects(t *testing.T) {
 				t.Fatalf("Verify = %v, %v; want ErrInvalidToken and %v", claims, err, tc.want)
 			}
 		})
+	}
+	// RFC 9068 §4: typ compares case-insensitively and may carry the
+	// "application/" prefix.
+	for _, typ := range []string{"AT+JWT", "application/at+jwt"} {
+		tok := a.forge(t, jwt.SigningMethodES256, map[string]any{"typ": typ, "kid": kid}, a.validClaims(), signer.Key)
+		if _, err := a.verifier(t, nil).Verify(context.Background(), tok); err != nil {
+			t.Errorf("typ %q: %v", typ, err)
+		}
 	}
 	// Within the leeway an expired token still passes.
 	c := newClock()

@@ -59,7 +59,7 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("typeward clients "+c.action, flag.ContinueOnError)
 	fs.SetOutput(c.m.Stderr)
 	fs.Usage = func() { fmt.Fprintln(c.m.Stderr, clientsUsage) }
-	fs.StringVar(&c.databaseURL, "database-url", c.m.Getenv(server.EnvDatabaseURL), "Postgres `URL`")
+	databaseURLFlag(fs, &c.databaseURL)
 	switch c.action {
 	case "create":
 		var method string
@@ -92,10 +92,7 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 	if c.output != "" && c.output != "text" && c.output != "json" {
 		return usageError("--output %q: expected text or json", c.output)
 	}
-	if c.databaseURL == "" {
-		return usageError("no database: set %s or pass --database-url (clients of the embedded default live in its memory; use its admin API)", server.EnvDatabaseURL)
-	}
-	return nil
+	return resolveDatabaseURL(c.m, &c.databaseURL, "clients of the embedded default live in its memory; use its admin API")
 }
 
 // parse parses flags and demands exactly positional arguments.

@@ -122,3 +122,24 @@ func TestClientsCreateNeedsThePepper(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// DATABASE_URL usually holds a password: usage output never shows it.
+func TestHelpDoesNotEchoTheDatabaseURL(t *testing.T) {
+	const secret = "postgres://typeward:hunter2@db.internal/typeward"
+	env := map[string]string{"DATABASE_URL": secret}
+	for _, args := range [][]string{
+		{"migrate", "--help"},
+		{"clients", "list", "--help"},
+		{"keys", "rotate", "--help"},
+		{"tools", "import", "--help"},
+		{"clients", "list", "--bogus"},
+	} {
+		_, stdout, stderr := runEnv(env, args...)
+		if strings.Contains(stdout+stderr, "hunter2") {
+			t.Errorf("%v printed the database URL:\n%s%s", args, stdout, stderr)
+		}
+		if !strings.Contains(stderr, "-database-url") {
+			t.Errorf("%v: usage %q does not name --database-url", args, stderr)
+		}
+	}
+}

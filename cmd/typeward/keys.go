@@ -51,7 +51,7 @@ func (c *keysCommand) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("typeward keys "+c.action, flag.ContinueOnError)
 	fs.SetOutput(c.m.Stderr)
 	fs.Usage = func() { fmt.Fprintln(c.m.Stderr, keysUsage) }
-	fs.StringVar(&c.databaseURL, "database-url", c.m.Getenv(server.EnvDatabaseURL), "Postgres `URL`")
+	databaseURLFlag(fs, &c.databaseURL)
 	fs.StringVar(&c.output, "output", "text", "text or json")
 	var alg, maxAge, ttl string
 	switch c.action {
@@ -85,10 +85,7 @@ func (c *keysCommand) ParseFlags(args []string) error {
 			return err
 		}
 	}
-	if c.databaseURL == "" {
-		return usageError("no database: set %s or pass --database-url (the embedded default's keys live in its memory; use its admin API)", server.EnvDatabaseURL)
-	}
-	return nil
+	return resolveDatabaseURL(c.m, &c.databaseURL, "the embedded default's keys live in its memory; use its admin API")
 }
 
 func (c *keysCommand) envOr(name, def string) string {

@@ -9,10 +9,12 @@ import (
 )
 
 // migrateCommand is `typeward migrate`: apply every pending migration to
-// the database at DATABASE_URL. Replicas starting together take turns.
+// the database at DATABASE_URL (or --database-url). Replicas starting
+// together take turns.
 type migrateCommand struct {
-	m  *Main
-	db *postgres.DB
+	m           *Main
+	databaseURL string
+	db          *postgres.DB
 }
 
 func newMigrateCommand(m *Main) subcommand { return &migrateCommand{m: m} }
@@ -20,23 +22,20 @@ func newMigrateCommand(m *Main) subcommand { return &migrateCommand{m: m} }
 func (c *migrateCommand) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("typeward migrate", flag.ContinueOnError)
 	fs.SetOutput(c.m.Stderr)
+	databaseURLFlag(fs, &c.databaseURL)
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(positional) != 0 {
-		return usageError("migrate takes no arguments (it reads DATABASE_URL)")
+		return usageError("migrate takes no arguments (it reads DATABASE_URL or --database-url)")
 	}
-	return nil
+	return resolveDatabaseURL(c.m, &c.databaseURL, "migrations create typeward's tables there")
 }
 
 func (c *migrateCommand) Run(ctx context.Context) error {
-	url := c.m.Getenv("DATABASE_URL")
-	if url == "" {
-		return usageError("DATABASE_URL is not set")
-	}
 	var err error
-	if c.db, err = postgres.Open(ctx, url); err != nil {
+	if c.db, err = postgres.Open(ctx, c.databaseURL); err != nil {
 		return err
 	}
 	applied, err := c.db.Migrate(ctx)

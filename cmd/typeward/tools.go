@@ -24,7 +24,7 @@ func newToolsCommand(m *Main) subcommand { return &toolsCommand{m: m} }
 const toolsUsage = `usage:
   typeward tools check --approved APPROVED.json CURRENT.json [--output text|json]
   typeward tools fetch (--url URL | --command "PROGRAM ARGS…") [--server NAME]
-  typeward tools import --server NAME (--url URL | --command "PROGRAM ARGS…" | FILE) [--approve]`
+  typeward tools import --server NAME (--url URL | --command "PROGRAM ARGS…" | FILE) [--approve] [--database-url URL]`
 
 func (c *toolsCommand) ParseFlags(args []string) error {
 	if len(args) == 0 {

@@ -13,12 +13,13 @@ import (
 // registry at DATABASE_URL, prints its drift from the approved snapshot,
 // and with --approve makes it the registry's content for that server.
 type toolsImportCommand struct {
-	m       *Main
-	source  liveSource
-	file    string
-	server  string
-	approve bool
-	db      *postgres.DB
+	m           *Main
+	source      liveSource
+	file        string
+	server      string
+	approve     bool
+	databaseURL string
+	db          *postgres.DB
 }
 
 func (c *toolsImportCommand) ParseFlags(args []string) error {
@@ -27,6 +28,7 @@ func (c *toolsImportCommand) ParseFlags(args []string) error {
 	c.source.flags(fs)
 	fs.StringVar(&c.server, "server", "", "the server whose tools these are (required)")
 	fs.BoolVar(&c.approve, "approve", false, "approve the snapshot: declare its tools, remove the server's others")
+	databaseURLFlag(fs, &c.databaseURL)
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -39,7 +41,8 @@ func (c *toolsImportCommand) ParseFlags(args []string) error {
 	case len(positional) == 1:
 		c.file = positional[0]
 	}
-	return nil
+	// Before anything is fetched: without a database there is nowhere to import to.
+	return resolveDatabaseURL(c.m, &c.databaseURL, "tools import writes to the registry database")
 }
 
 func (c *toolsImportCommand) Run(ctx context.Context) error {
@@ -47,11 +50,7 @@ func (c *toolsImportCommand) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	url := c.m.Getenv("DATABASE_URL")
-	if url == "" {
-		return usageError("DATABASE_URL is not set: tools import writes to the registry database")
-	}
-	if c.db, err = postgres.Open(ctx, url); err != nil {
+	if c.db, err = postgres.Open(ctx, c.databaseURL); err != nil {
 		return err
 	}
 	store := postgres.NewRegistry(c.db)

@@ -65,8 +65,8 @@ func TestToolsUsageErrors(t *testing.T) {
 		{[]string{"tools", "import", "--server", "s"}, "exactly one of --url, --command or a FILE"},
 		{[]string{"tools", "import", "--server", "s", "--command", "  "}, "exactly one of --url, --command or a FILE"},
 		{[]string{"tools", "fetch", "--command", " "}, "one of --url or --command is required"},
-		{[]string{"tools", "import", "--server", "s", "testdata/tools-check/approved.json"}, "DATABASE_URL is not set"},
-		{[]string{"migrate"}, "DATABASE_URL is not set"},
+		{[]string{"tools", "import", "--server", "s", "testdata/tools-check/approved.json"}, "no database: set DATABASE_URL or pass --database-url (tools import writes"},
+		{[]string{"migrate"}, "no database: set DATABASE_URL or pass --database-url (migrations"},
 		{[]string{"migrate", "now"}, "migrate takes no arguments"},
 	}
 	for _, tc := range tests {

@@ -7,7 +7,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Outcome is how a token request ended.
@@ -71,5 +74,37 @@ func Normalize(rec *Issuance) error {
 		rec.ID = NewID()
 	}
 	rec.Time = rec.Time.UTC().Truncate(time.Microsecond)
+	for _, s := range []*string{&rec.ID, &rec.ClientID, &rec.Reason, &rec.CompositionDigest, &rec.JTI, &rec.Audience} {
+		*s = storable(*s)
+	}
+	rec.Tools, rec.IssueCodes = storableAll(rec.Tools), storableAll(rec.IssueCodes)
 	return nil
+}
+
+// storable is s as valid UTF-8 without NUL, each bad byte or NUL replaced
+// by U+FFFD. Denials record what a client sent (a client_id from a form
+// may hold anything) and Postgres text holds neither NUL nor invalid
+// UTF-8: the record of a malformed request must still be written, and
+// must not fail the batch it is written with.
+func storable(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
+// storableAll applies storable to each string, copying the slice only
+// when something changes: it is the caller's.
+func storableAll(ss []string) []string {
+	for i, s := range ss {
+		if t := storable(s); t != s {
+			out := slices.Clone(ss)
+			out[i] = t
+			for j := i + 1; j < len(out); j++ {
+				out[j] = storable(out[j])
+			}
+			return out
+		}
+	}
+	return ss
 }

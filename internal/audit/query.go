@@ -93,6 +93,7 @@ func (q *Query) Normalize() (*Position, error) {
 	if q.Limit == 0 {
 		q.Limit = DefaultLimit
 	}
+	q.ClientID = storable(q.ClientID) // as Append stored it
 	if q.Limit < 0 || q.Limit > MaxLimit {
 		return nil, fmt.Errorf("%w: limit %d is not between 1 and %d", ErrInvalidQuery, q.Limit, MaxLimit)
 	}

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
@@ -17,6 +20,14 @@ const (
 	maxAssertionLen = 8 << 10
 	maxJTILen       = 256
 )
+
+// ValidJTI reports whether an assertion's jti can be remembered: 1 to 256
+// bytes of printable UTF-8 text (Postgres text refuses NUL and invalid
+// UTF-8). The Authenticator refuses an assertion whose jti is not, and a
+// ReplayStore refuses to Claim it.
+func ValidJTI(jti string) bool {
+	return jti != "" && len(jti) <= maxJTILen && utf8.ValidString(jti) && !strings.ContainsFunc(jti, unicode.IsControl)
+}
 
 // assertion authenticates private_key_jwt (RFC 7523 §2.2 and §3). Until the
 // signature is verified every failure reads the same; after it, the caller
@@ -116,8 +127,8 @@ func (a *Authenticator) checkAssertionClaims(c *jwt.Claims, id string, now time.
 		return time.Time{}, ReasonAssertionClaims, "client_assertion iss and sub must both be the client_id"
 	case c.ID == "":
 		return time.Time{}, ReasonAssertionClaims, "client_assertion has no jti"
-	case len(c.ID) > maxJTILen:
-		return time.Time{}, ReasonAssertionClaims, "client_assertion jti is too long"
+	case !ValidJTI(c.ID):
+		return time.Time{}, ReasonAssertionClaims, "client_assertion jti must be printable text of at most 256 bytes"
 	case !slices.ContainsFunc(a.audiences, c.Audience.Contains):
 		return time.Time{}, ReasonAudience, "client_assertion aud must name this server's issuer or token endpoint"
 	case c.Expiry == nil:

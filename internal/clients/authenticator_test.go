@@ -92,6 +92,19 @@ func newFixture(t testing.TB) *fixture {
 	return f
 }
 
+// authenticate makes a request with the form and Authorization header a
+// test case builds (either may be nil: none) and authenticates it.
+func (f *fixture) authenticate(form func(*fixture) url.Values, header func(*fixture) string) (*clients.Client, error) {
+	values, authorization := url.Values{}, ""
+	if form != nil {
+		values = form(f)
+	}
+	if header != nil {
+		authorization = header(f)
+	}
+	return f.auth.Authenticate(context.Background(), values, authorization)
+}
+
 func basic(id, secret string) string {
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(id)+":"+url.QueryEscape(secret)))
 }
@@ -186,15 +199,7 @@ func TestAuthenticateSucceeds(t *testing.T) {
 			}, nil, "jwt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
-			form, header := url.Values{}, ""
-			if tc.form != nil {
-				form = tc.form(f)
-			}
-			if tc.header != nil {
-				header = tc.header(f)
-			}
-			c, err := f.auth.Authenticate(context.Background(), form, header)
+			c, err := newFixture(t).authenticate(tc.form, tc.header)
 			if err != nil {
 				t.Fatalf("err = %v", err)
 			}
@@ -349,21 +354,15 @@ func TestAuthenticateFails(t *testing.T) {
 			nil, clients.InvalidClient, clients.ReasonAudience, "client_assertion aud must name this server's issuer or token endpoint", false, "jwt"},
 		{"no jti", signed(k.ec, jose.ES256, "ec", func(_ *fixture, c map[string]any) { delete(c, "jti") }),
 			nil, clients.InvalidClient, clients.ReasonAssertionClaims, "client_assertion has no jti", false, "jwt"},
+		{"jti with a NUL", signed(k.ec, jose.ES256, "ec", func(_ *fixture, c map[string]any) { c["jti"] = "a\x00b" }),
+			nil, clients.InvalidClient, clients.ReasonAssertionClaims, "client_assertion jti must be printable text of at most 256 bytes", false, "jwt"},
 		{"disabled jwt client",
 			func(f *fixture) url.Values {
 				return assertionForm(sign(t, k.ec, jose.ES256, "ec", claimsFor("jwt-disabled", f.now, nil)))
 			}, nil, clients.InvalidClient, clients.ReasonDisabled, "client is disabled", false, "jwt-disabled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
-			form, header := url.Values{}, ""
-			if tc.form != nil {
-				form = tc.form(f)
-			}
-			if tc.header != nil {
-				header = tc.header(f)
-			}
-			c, err := f.auth.Authenticate(context.Background(), form, header)
+			c, err := newFixture(t).authenticate(tc.form, tc.header)
 			var ae *clients.AuthError
 			if !errors.As(err, &ae) {
 				t.Fatalf("got client %v, err %v; want an AuthError", c, err)

@@ -110,3 +110,26 @@ func TestParsePepper(t *testing.T) {
 		}
 	}
 }
+
+// Whatever TYPEWARD_CLIENT_SECRET_PEPPER holds, parsing never panics, and a
+// pepper it accepts keys a Hasher.
+func FuzzParsePepper(f *testing.F) {
+	f.Add("")
+	f.Add(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, clients.PepperBytes)))
+	f.Add(base64.RawURLEncoding.EncodeToString(bytes.Repeat([]byte{0xfe}, clients.PepperBytes+5)))
+	f.Add(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, clients.PepperBytes-1)))
+	f.Add("not base64 at all!")
+	f.Fuzz(func(t *testing.T, s string) {
+		pepper, err := clients.ParsePepper(s)
+		if err != nil {
+			return
+		}
+		h, err := clients.NewHasher(pepper)
+		if err != nil {
+			t.Fatalf("ParsePepper accepted %q but NewHasher refuses it: %v", s, err)
+		}
+		if !h.Verify("id", "secret", h.Hash("id", "secret")) {
+			t.Fatal("a hash does not verify")
+		}
+	})
+}

@@ -21,10 +21,14 @@ func num(v string) json.Number { return json.Number(v) }
 
 var (
 	genNames   = []string{"a", "b", "c"}
-	genNumbers = []string{"-1", "0", "0.5", "1", "2", "3", "5", "10"}
-	genSteps   = []string{"0.5", "1", "2", "3", "4"}
-	genValues  = []any{nil, true, false, num("0"), num("1"), num("2"), num("1.5"), num("-1"), "", "a", "ab", "b",
-		[]any{}, []any{num("1")}, map[string]any{}, map[string]any{"a": num("1")}}
+	genNumbers = []string{"-1", "0", "0.5", "1", "2", "3", "5", "10", "0.1", "0.3", "1.0", "2.5"}
+	genSteps   = []string{"0.5", "1", "2", "3", "4", "0.1", "0.3", "1.5", "0.25", "2.0"}
+	// 1.0 is an integer in JSON Schema; "é" and "😀" are one code point
+	// each (minLength counts code points, not bytes).
+	genValues = []any{nil, true, false, num("0"), num("1"), num("2"), num("1.5"), num("-1"), "", "a", "ab", "b",
+		[]any{}, []any{num("1")}, map[string]any{}, map[string]any{"a": num("1")},
+		num("1.0"), num("0.3"), "é", "😀", "ba", []any{num("1"), num("1.0")}, []any{map[string]any{}, map[string]any{}},
+		map[string]any{"a": num("1"), "b": "x"}, map[string]any{"x1": nil}}
 )
 
 func (g *schemaGen) pick(n int) int        { return g.rnd.IntN(n) }
@@ -55,6 +59,12 @@ func (g *schemaGen) document() map[string]any {
 			}},
 			"leaf": g.schema(2),
 		}
+		defs := m["$defs"].(map[string]any)
+		if leaf, ok := defs["leaf"].(map[string]any); ok {
+			leaf["$anchor"] = "leafAnchor"
+		} else {
+			defs["leaf"] = map[string]any{"$anchor": "leafAnchor", "allOf": []any{defs["leaf"]}}
+		}
 	}
 	return m
 }
@@ -69,7 +79,7 @@ func (g *schemaGen) schema(depth int) any {
 	if depth > 3 {
 		return g.leaf()
 	}
-	switch g.pick(14) {
+	switch g.pick(15) {
 	case 0:
 		return g.chance(0.7)
 	case 1:
@@ -91,8 +101,44 @@ func (g *schemaGen) schema(depth int) any {
 		return g.object(depth)
 	case 11:
 		return g.array(depth)
+	case 12:
+		return g.exotic(depth)
 	}
 	return g.leaf()
+}
+
+// exotic covers keyword combinations the plain shapes above rarely make:
+// $ref beside other keywords, anchors, if/then without else, type lists,
+// enums mixing kinds and 1 with 1.0.
+func (g *schemaGen) exotic(depth int) any {
+	switch g.pick(8) {
+	case 0:
+		return map[string]any{"$ref": "#/$defs/leaf", "type": []any{"string", "integer", "null"}[g.pick(3)], "maxLength": num("1")}
+	case 1:
+		return map[string]any{"$ref": "#leafAnchor"}
+	case 2:
+		return map[string]any{"if": g.schema(depth + 1), "then": g.schema(depth + 1)}
+	case 3:
+		kinds := []any{"null", "boolean", "integer", "number", "string", "array", "object"}
+		var t []any
+		for _, k := range kinds {
+			if g.chance(0.35) {
+				t = append(t, k)
+			}
+		}
+		if len(t) == 0 {
+			t = kinds[:1]
+		}
+		return map[string]any{"type": t}
+	case 4:
+		return map[string]any{"enum": []any{num("1"), num("1.0"), "1", nil, false}[:1+g.pick(5)]}
+	case 5:
+		return map[string]any{"type": "string", "format": []string{"email", "date"}[g.pick(2)]}
+	case 6:
+		return map[string]any{"type": "number", "multipleOf": num(genSteps[g.pick(len(genSteps))]),
+			[]string{"exclusiveMinimum", "minimum"}[g.pick(2)]: num(genNumbers[g.pick(len(genNumbers))])}
+	}
+	return map[string]any{"not": map[string]any{"type": []string{"null", "string", "integer"}[g.pick(3)]}}
 }
 
 func (g *schemaGen) values(n int) []any {
@@ -123,7 +169,7 @@ func (g *schemaGen) leaf() any {
 		m["maxLength"] = num(strconv.Itoa(g.pick(4)))
 	}
 	if g.chance(0.1) {
-		m["pattern"] = []string{"^a", "^[ab]*$"}[g.pick(2)]
+		m["pattern"] = []string{"^a", "^[ab]*$", "a", "^.$"}[g.pick(4)]
 	}
 	return m
 }
@@ -163,8 +209,20 @@ func (g *schemaGen) object(depth int) any {
 	if g.chance(0.1) {
 		m["unevaluatedProperties"] = false
 	}
+	if g.chance(0.12) {
+		m["propertyNames"] = []any{map[string]any{"maxLength": num("1")}, map[string]any{"enum": []any{"a", "b"}},
+			map[string]any{"pattern": "^[ab]$"}, false}[g.pick(4)]
+	}
 	if g.chance(0.08) {
-		m["propertyNames"] = map[string]any{"maxLength": num("1")}
+		// draft-07's form, honoured by the validator in both dialects:
+		// a list is dependentRequired, a schema dependentSchemas.
+		m["dependencies"] = map[string]any{"a": []any{[]any{"c"}, g.schema(depth + 1)}[g.pick(2)]}
+	}
+	if g.chance(0.06) && len(props) > 0 {
+		// A required property whose schema is false: no instance at all.
+		name := sortedKeys(props)[0]
+		props[name] = false
+		m["required"] = append(required, name)
 	}
 	if g.chance(0.08) {
 		m["dependentSchemas"] = map[string]any{"a": g.schema(depth + 1)}
@@ -289,6 +347,9 @@ func (g *instanceGen) resolve(ref string) any {
 	if len(ref) < 2 {
 		return g.root
 	}
+	if ref[1] != '/' { // an anchor: the generator only makes #leafAnchor
+		ref = "#/$defs/leaf"
+	}
 	cur := g.root
 	for _, tok := range splitPointer(ref[1:]) {
 		m, ok := cur.(map[string]any)
@@ -374,9 +435,9 @@ func (g *instanceGen) number(m map[string]any, frac bool) any {
 			}
 		}
 	}
-	cands = append(cands, "0", "1", "-1", "2", "6", "12")
+	cands = append(cands, "0", "1", "-1", "2", "6", "12", "1.0", "3.0")
 	if frac {
-		cands = append(cands, "0.5", "1.5", "-0.5", "2.25")
+		cands = append(cands, "0.5", "1.5", "-0.5", "2.25", "0.1", "0.3", "0.6", "0.75")
 	}
 	return num(cands[g.rnd.IntN(len(cands))])
 }
@@ -389,9 +450,9 @@ func (g *instanceGen) str(m map[string]any) any {
 	if v, ok := intOf(m["maxLength"]); ok && g.chance(0.5) {
 		n = int(v.Int64())
 	}
-	b := make([]byte, n)
+	b := make([]rune, n)
 	for i := range b {
-		b[i] = "ab"[g.rnd.IntN(2)]
+		b[i] = []rune("abé😀")[g.rnd.IntN(4)]
 	}
 	return string(b)
 }

@@ -134,6 +134,9 @@ func (r *run) normalize(s view) (out view, empty bool) {
 			n.skip |= skAllOf
 		}
 		out.types &= sourceTypes(n.m)
+		if requiresForbidden(n) {
+			out.types &^= tObject
+		}
 		out.conj = append(out.conj, n)
 	}
 	return out, out.types == 0
@@ -173,4 +176,16 @@ func (r *run) srcPtr(s view) string {
 		return s.conj[0].ptr
 	}
 	return s.at
+}
+
+// requiresForbidden: the node requires a property whose schema is false, so
+// no object satisfies it (other kinds still may: required applies to
+// objects only).
+func requiresForbidden(n node) bool {
+	for _, name := range stringList(n.m["required"]) {
+		if c, ok := n.child("properties", name); ok && isFalse(c) {
+			return true
+		}
+	}
+	return false
 }

@@ -14,14 +14,19 @@ type fieldProblem struct {
 	code    string
 	pointer string
 	msg     string
+	open    bool // the field is undeclared in an object that does not forbid it: it may be there, with any value
 }
 
 // hazard is a way the source value may not be there: a parent that is not
 // required, may be null, or may not be an object (or an array).
 type hazard struct {
-	code    string // may_be_missing or may_be_null
+	code    string // may_be_missing, may_be_null or undeclared_property
 	pointer string
 	reason  string
+	// inElement: the hazard lies inside the elements of a projected array,
+	// so it leaves a hole in the array rather than making the field absent;
+	// that matters even when the target field is optional.
+	inElement bool
 }
 
 // maxAlternatives bounds how many union branches one source path may be
@@ -38,6 +43,7 @@ type sourceField struct {
 	arrayPtr    string        // the outermost projected array
 	missing     *hazard
 	null        *hazard
+	undeclared  *hazard // some union branch is open and does not declare the field
 }
 
 // resolveSource follows a source path through the output schema. With each,
@@ -79,7 +85,7 @@ func (r *sourceResolver) from(start int, cur []string, iterating bool, split map
 				f.noteMissing(pointer, fmt.Sprintf("%s may not be an array", here))
 			}
 			if it.tuple != "" {
-				return f, &fieldProblem{compat.CodeCannotProve, it.tuple, fmt.Sprintf("%s is a tuple: its elements differ by position, so %s[] has no one schema", here, here)}
+				return f, &fieldProblem{code: compat.CodeCannotProve, pointer: it.tuple, msg: fmt.Sprintf("%s is a tuple: its elements differ by position, so %s[] has no one schema", here, here)}
 			}
 			if iterating {
 				iterating = false
@@ -102,10 +108,12 @@ func (r *sourceResolver) from(start int, cur []string, iterating bool, split map
 			f.noteMissing(pointer, fmt.Sprintf("%s may not be an object", here))
 		}
 		if prop.forbidden != "" {
-			return f, &fieldProblem{CodeUnknownSourceField, prop.forbidden, fmt.Sprintf("output has no field %s: %s forbids it", field, prop.forbidden)}
+			return f, &fieldProblem{code: CodeUnknownSourceField, pointer: prop.forbidden, msg: fmt.Sprintf("output has no field %s: %s forbids it", field, prop.forbidden)}
 		}
 		if !prop.declared {
-			return f, &fieldProblem{CodeUnknownSourceField, pointer, fmt.Sprintf("output has no field %s", field)}
+			p := &fieldProblem{code: CodeUnknownSourceField, pointer: pointer, msg: fmt.Sprintf("output has no field %s", field)}
+			p.open = types&typeObject != 0
+			return f, p
 		}
 		if !prop.required {
 			f.noteMissing(first(prop.ptrs), fmt.Sprintf("%s is not required", field))
@@ -130,30 +138,38 @@ func (r *sourceResolver) split(f sourceField, i int, cur []string, iterating boo
 		// The iterated [] lies past the union: nothing before it matters.
 		f.missing, f.null = nil, nil
 	}
-	lacking := 0
+	lacking, open := 0, ""
 	for _, branch := range r.v.nonNullBranches(union) {
 		if r.budget--; r.budget < 0 {
-			return f, &fieldProblem{compat.CodeCannotProve, union, fmt.Sprintf("%s crosses more than %d union branches", field, maxAlternatives)}
+			return f, &fieldProblem{code: compat.CodeCannotProve, pointer: union, msg: fmt.Sprintf("%s crosses more than %d union branches", field, maxAlternatives)}
 		}
 		alt, prob := r.from(i, append(slices.Clip(cur), branch), iterating, inner)
 		if prob != nil && prob.code == CodeUnknownSourceField {
 			lacking++
+			if prob.open && open == "" {
+				open = branch
+			}
 			continue
 		}
 		if prob != nil {
 			return f, prob
 		}
-		for _, h := range []*hazard{alt.missing, alt.null} {
-			if h != nil && h.code == compat.CodeMayBeMissing {
-				f.noteMissing(h.pointer, h.reason)
-			} else if h != nil {
-				f.noteNull(h.pointer, h.reason)
+		for _, h := range []*hazard{alt.missing, alt.null, alt.undeclared} {
+			if h != nil {
+				f.note(&hazard{h.code, h.pointer, h.reason, h.inElement || len(f.projections) > 0})
 			}
 		}
 		f.alts = append(f.alts, alt)
 	}
 	if len(f.alts) == 0 {
-		return f, &fieldProblem{CodeUnknownSourceField, union, fmt.Sprintf("output has no field %s: no shape of %s has it", field, here)}
+		p := &fieldProblem{code: CodeUnknownSourceField, pointer: union, msg: fmt.Sprintf("output has no field %s: no shape of %s has it", field, here)}
+		p.open = open != ""
+		return f, p
+	}
+	if open != "" {
+		// An open shape may carry the field undeclared, with any value:
+		// producers rarely do, so this warns rather than refuses.
+		f.note(&hazard{compat.CodeUndeclaredProperty, open, fmt.Sprintf("a shape of %s does not declare %s but allows it", here, field), len(f.projections) > 0})
 	}
 	if lacking > 0 {
 		f.noteMissing(union, fmt.Sprintf("only some shapes of %s have %s", here, field))
@@ -171,14 +187,26 @@ func firstUnsplit(x expansion, split map[string]bool) string {
 }
 
 func (f *sourceField) noteMissing(pointer, reason string) {
-	if f.missing == nil {
-		f.missing = &hazard{compat.CodeMayBeMissing, pointer, reason}
-	}
+	f.note(&hazard{compat.CodeMayBeMissing, pointer, reason, len(f.projections) > 0})
 }
 
 func (f *sourceField) noteNull(pointer, reason string) {
-	if f.null == nil {
-		f.null = &hazard{compat.CodeMayBeNull, pointer, reason}
+	f.note(&hazard{compat.CodeMayBeNull, pointer, reason, len(f.projections) > 0})
+}
+
+// note keeps the first hazard of each kind, except that one inside the
+// projected elements replaces one outside: it is the one an optional
+// target field still cares about.
+func (f *sourceField) note(h *hazard) {
+	slot := &f.missing
+	switch h.code {
+	case compat.CodeMayBeNull:
+		slot = &f.null
+	case compat.CodeUndeclaredProperty:
+		slot = &f.undeclared
+	}
+	if *slot == nil || (h.inElement && !(*slot).inElement) {
+		*slot = h
 	}
 }
 
@@ -203,10 +231,13 @@ func resolveTarget(v schemaView, p Path) (targetField, *fieldProblem) {
 		prop := v.property(x, st.Name)
 		field := Path{Steps: p.Steps[:i+1]}.String()
 		if prop.forbidden != "" {
-			return f, &fieldProblem{CodeUnknownTargetField, prop.forbidden, fmt.Sprintf("input has no field %s: %s forbids it", field, prop.forbidden)}
+			return f, &fieldProblem{code: CodeUnknownTargetField, pointer: prop.forbidden, msg: fmt.Sprintf("input has no field %s: %s forbids it", field, prop.forbidden)}
+		}
+		if prop.unsure != "" {
+			return f, &fieldProblem{code: compat.CodeCannotProve, pointer: prop.unsure, msg: fmt.Sprintf("input %s uses unevaluatedProperties beside subschemas the path resolver does not follow", here)}
 		}
 		if !prop.declared {
-			return f, &fieldProblem{CodeUnknownTargetField, first(cur), fmt.Sprintf("input has no field %s", field)}
+			return f, &fieldProblem{code: CodeUnknownTargetField, pointer: first(cur), msg: fmt.Sprintf("input has no field %s", field)}
 		}
 		f.required = prop.required
 		cur = prop.ptrs
@@ -217,7 +248,8 @@ func resolveTarget(v schemaView, p Path) (targetField, *fieldProblem) {
 
 // unfollowedConstraint finds a keyword that may constrain a property
 // without the resolver seeing it: a union whose branches describe
-// properties, not, if/then/else, dependentSchemas.
+// properties, not, if/then/else, dependentSchemas (or draft-07's
+// dependencies), $dynamicRef.
 func (v schemaView) unfollowedConstraint(x expansion, here string) *fieldProblem {
 	for _, u := range x.unions {
 		branches, _ := v.at(u).([]any)
@@ -226,7 +258,7 @@ func (v schemaView) unfollowedConstraint(x expansion, here string) *fieldProblem
 				obj := v.object(atom)
 				for _, kw := range []string{"properties", "patternProperties", "additionalProperties", "unevaluatedProperties"} {
 					if _, ok := obj[kw]; ok {
-						return &fieldProblem{compat.CodeCannotProve, u, fmt.Sprintf("input %s is a union whose branches constrain its fields differently", here)}
+						return &fieldProblem{code: compat.CodeCannotProve, pointer: u, msg: fmt.Sprintf("input %s is a union whose branches constrain its fields differently", here)}
 					}
 				}
 			}
@@ -234,13 +266,25 @@ func (v schemaView) unfollowedConstraint(x expansion, here string) *fieldProblem
 	}
 	for _, atom := range x.atoms {
 		obj := v.object(atom)
-		for _, kw := range []string{"not", "if", "dependentSchemas"} {
-			if _, ok := obj[kw]; ok {
-				return &fieldProblem{compat.CodeCannotProve, atom + "/" + kw, fmt.Sprintf("input %s uses %s, which the path resolver does not follow", here, kw)}
+		for _, kw := range []string{"not", "if", "dependentSchemas", "dependencies", "$dynamicRef", "$recursiveRef"} {
+			if _, ok := obj[kw]; ok && (kw != "dependencies" || hasDependentSchema(obj[kw])) {
+				return &fieldProblem{code: compat.CodeCannotProve, pointer: atom + "/" + kw, msg: fmt.Sprintf("input %s uses %s, which the path resolver does not follow", here, kw)}
 			}
 		}
 	}
 	return nil
+}
+
+// hasDependentSchema tells whether draft-07 dependencies holds a schema (a
+// constraint on the other fields) rather than only lists of names.
+func hasDependentSchema(deps any) bool {
+	m, _ := deps.(map[string]any)
+	for _, d := range m {
+		if _, isList := d.([]any); !isList {
+			return true
+		}
+	}
+	return false
 }
 
 // requiredInputs is the sorted list of top-level properties an input

@@ -239,17 +239,19 @@ type property struct {
 	declared  bool     // named in properties, matched by patternProperties, or typed by additionalProperties
 	forbidden string   // pointer of an additionalProperties: false that excludes it
 	required  bool
+	// unsure points at an unevaluatedProperties that may or may not apply
+	// (subschemas the resolver does not follow may evaluate the name): a
+	// source ignores it, which only widens; a target cannot be resolved.
+	unsure string
 }
 
 func (v schemaView) property(x expansion, name string) property {
 	var p property
-	named := false
 	for _, atom := range x.atoms {
 		obj := v.object(atom)
 		if props, ok := obj["properties"].(map[string]any); ok {
 			if _, ok := props[name]; ok {
 				p.ptrs = append(p.ptrs, atom+"/properties/"+schema.EscapeToken(name))
-				named = true
 			}
 		}
 		if req, ok := obj["required"].([]any); ok {
@@ -289,20 +291,86 @@ func (v schemaView) property(x expansion, name string) property {
 			p.declared = true
 		}
 	}
-	if !named {
-		for _, atom := range x.atoms {
-			switch extra := v.object(atom)["unevaluatedProperties"].(type) {
-			case bool:
-				if !extra && p.forbidden == "" {
-					p.forbidden = atom + "/unevaluatedProperties"
-				}
-			case map[string]any:
-				p.ptrs = append(p.ptrs, atom+"/unevaluatedProperties")
-				p.declared = true
+	if v.draft7 {
+		return p // draft-07 has no unevaluatedProperties: the validator ignores it
+	}
+	for _, atom := range x.atoms {
+		extra, ok := v.object(atom)["unevaluatedProperties"]
+		if !ok {
+			continue
+		}
+		switch v.unevaluated(atom, name) {
+		case notApplied:
+			continue
+		case mayApply:
+			if p.unsure == "" {
+				p.unsure = atom + "/unevaluatedProperties"
 			}
+			continue
+		}
+		switch extra := extra.(type) {
+		case bool:
+			if !extra && p.forbidden == "" {
+				p.forbidden = atom + "/unevaluatedProperties"
+			}
+		case map[string]any:
+			p.ptrs = append(p.ptrs, atom+"/unevaluatedProperties")
+			p.declared = true
 		}
 	}
 	return p
+}
+
+// unevaluatedUse says whether a schema's unevaluatedProperties applies to a
+// property name.
+type unevaluatedUse int
+
+const (
+	applied unevaluatedUse = iota
+	notApplied
+	mayApply // an applicator the resolver does not follow may evaluate the name
+)
+
+// unevaluated decides whether the unevaluatedProperties of the schema at
+// atom applies to name: it does unless the schema or a subschema applied in
+// place (allOf, $ref) evaluates the name. Annotations of a sibling or parent
+// schema do not count, which is why this is asked per schema, not per
+// conjunction.
+func (v schemaView) unevaluated(atom, name string) unevaluatedUse {
+	x := v.expand([]string{atom})
+	for _, a := range x.atoms {
+		obj := v.object(a)
+		if _, ok := obj["additionalProperties"]; ok {
+			return notApplied
+		}
+		if props, ok := obj["properties"].(map[string]any); ok {
+			if _, ok := props[name]; ok {
+				return notApplied
+			}
+		}
+		patterns, _ := obj["patternProperties"].(map[string]any)
+		for pattern := range patterns {
+			re, err := regexp.Compile(pattern)
+			if err != nil {
+				return mayApply
+			}
+			if re.MatchString(name) {
+				return notApplied
+			}
+		}
+	}
+	if len(x.unions) > 0 {
+		return mayApply
+	}
+	for _, a := range x.atoms {
+		obj := v.object(a)
+		for _, kw := range []string{"if", "dependentSchemas", "dependencies", "$dynamicRef", "$recursiveRef"} {
+			if _, ok := obj[kw]; ok {
+				return mayApply
+			}
+		}
+	}
+	return applied
 }
 
 // items is where a conjunction describes array elements.

@@ -254,18 +254,26 @@ func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.Resolv
 	if tprob != nil || sprob != nil {
 		return
 	}
-	if target.required {
-		for _, h := range []*hazard{source.missing, source.null} {
-			if h == nil {
-				continue
-			}
-			is := compat.Issue{Severity: compat.SeverityWarning, Code: h.code, SourcePointer: h.pointer,
-				Message: fmt.Sprintf("%s, but %s is required", h.reason, m.Target)}
-			if h.code == compat.CodeMayBeNull && !e.Optional {
-				is.Severity = compat.SeverityError
-			}
-			add(is)
+	for _, h := range []*hazard{source.missing, source.null, source.undeclared} {
+		// An absent source leaves an optional target field unset, which is
+		// fine; a hole inside a projected array is not, nor is a value the
+		// output schema does not describe.
+		undeclared := h != nil && h.code == compat.CodeUndeclaredProperty
+		if h == nil || !(target.required || h.inElement || undeclared) {
+			continue
 		}
+		msg := fmt.Sprintf("%s, but %s is required", h.reason, m.Target)
+		switch {
+		case undeclared:
+			msg = fmt.Sprintf("%s: there it may have any value, unchecked against %s", h.reason, m.Target)
+		case h.inElement:
+			msg = fmt.Sprintf("%s, so an element of %s may have no value", h.reason, m.Source)
+		}
+		is := compat.Issue{Severity: compat.SeverityWarning, Code: h.code, SourcePointer: h.pointer, Message: msg}
+		if h.code == compat.CodeMayBeNull && !e.Optional {
+			is.Severity = compat.SeverityError
+		}
+		add(is)
 	}
 	node, err := run.synth.node(src.Output, source)
 	if err != nil {

@@ -140,32 +140,24 @@ func pathParam(r *http.Request, key string) string {
 	return v
 }
 
-// readJSON decodes a JSON body into v, strictly when strict is set.
+// readJSON decodes a JSON body into v, strictly (unknown members refused)
+// when strict is set. A body over the limit is the reader's
+// *http.MaxBytesError, which adminProblem answers 413.
 func readJSON(r *http.Request, v any, strict bool) error {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return err
-	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(r.Body)
 	if strict {
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(v); err != nil {
+		if tooLarge(err) {
+			return err
+		}
 		return badRequest("the body is not the expected JSON: " + jsonReason(err))
 	}
 	if dec.More() {
 		return badRequest("the body holds more than one JSON value")
 	}
 	return nil
-}
-
-// readBody reads a raw body.
-func readBody(r *http.Request) ([]byte, error) {
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
 }
 
 // jsonReason words a decoding error without Go type names.

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"time"
 
@@ -70,7 +71,7 @@ func (a *Admin) validate(r *http.Request, definition []byte) (*composition.Compo
 
 // validateComposition is the dry run: validate, store nothing.
 func (a *Admin) validateComposition(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
+	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -89,7 +90,7 @@ func (a *Admin) validateComposition(w http.ResponseWriter, r *http.Request) {
 // fixing a tool and revalidating is enough.
 func (a *Admin) putComposition(w http.ResponseWriter, r *http.Request) {
 	name := pathParam(r, "name")
-	body, err := readBody(r)
+	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		a.fail(w, r, err)
 		return

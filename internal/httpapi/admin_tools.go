@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -130,7 +131,7 @@ func (a *Admin) importSnapshot(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, badRequest("invalid server name"))
 		return
 	}
-	body, err := readBody(r)
+	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		a.fail(w, r, err)
 		return

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/typeward/typeward/internal/oauth"
+	"github.com/typeward/typeward/internal/ratelimit"
 )
 
 // Problem is an admin API error, written as RFC 9457
@@ -77,7 +78,7 @@ func writeOAuthError(w http.ResponseWriter, r *http.Request, log *slog.Logger, e
 		h.Set("WWW-Authenticate", `Basic realm="typeward", charset="UTF-8"`)
 	}
 	if e.RetryAfter > 0 {
-		h.Set("Retry-After", strconv.Itoa(int((e.RetryAfter+999_999_999)/1e9)))
+		h.Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(e.RetryAfter)))
 	}
 	body := oauthBody{Error: e.Code, Description: e.Description}
 	if len(e.Issues) > 0 {

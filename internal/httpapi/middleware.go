@@ -94,7 +94,7 @@ func observe(log *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handl
 					log.ErrorContext(r.Context(), "panic serving request", "panic", p,
 						"stack", string(debug.Stack()), "request_id", requestIDFrom(r.Context()))
 					if sw.status == 0 {
-						writeJSON(sw, http.StatusInternalServerError, map[string]string{"error": "server_error"})
+						writeOAuthJSON(sw, http.StatusInternalServerError, map[string]string{"error": "server_error"})
 					}
 				}
 				route := chi.RouteContext(r.Context()).RoutePattern()
@@ -106,7 +106,7 @@ func observe(log *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handl
 					status = http.StatusOK
 				}
 				took := time.Since(started)
-				m.ObserveHTTP(r.Method, route, status, took)
+				m.ObserveHTTP(methodLabel(r.Method), route, status, took)
 				log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 					slog.String("request_id", requestIDFrom(r.Context())),
 					slog.String("method", r.Method),
@@ -121,6 +121,17 @@ func observe(log *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handl
 			next.ServeHTTP(sw, r)
 		})
 	}
+}
+
+// methodLabel is the method as a metric label: any other than the
+// standard ones is "other", since a client may send any token as a method.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "other"
 }
 
 // limitBody bounds a request body; a declared length beyond it is refused

@@ -75,6 +75,26 @@ func TestMiddleware(t *testing.T) {
 	}
 }
 
+// TestMethodLabelIsBounded: a made-up method is counted as "other", so a
+// client cannot add label values at will.
+func TestMethodLabelIsBounded(t *testing.T) {
+	m := metrics.New(metrics.Options{})
+	h := testRouter(slog.New(slog.DiscardHandler), m)
+	for _, method := range []string{"BREW", "PROPFIND", http.MethodGet} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(method, "/nowhere", nil))
+	}
+	exp := httptest.NewRecorder()
+	m.Handler().ServeHTTP(exp, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	for _, want := range []string{`method="other",route="unmatched",status="405"} 2`, `method="GET",route="unmatched",status="404"} 1`} {
+		if !strings.Contains(exp.Body.String(), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if strings.Contains(exp.Body.String(), "BREW") {
+		t.Errorf("a made-up method became a label value")
+	}
+}
+
 func TestBodyLimits(t *testing.T) {
 	h := testRouter(slog.New(slog.DiscardHandler), metrics.New(metrics.Options{}))
 	tests := []struct {

@@ -55,11 +55,13 @@ func NewRouter(cfg Config) http.Handler {
 
 	r := chi.NewRouter()
 	r.Use(requestID, observe(cfg.Log, cfg.Metrics))
+	// Never cached, like every OAuth answer: a GET of the token endpoint
+	// lands here.
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not_found"})
+		writeOAuthJSON(w, http.StatusNotFound, map[string]string{"error": "not_found"})
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "method_not_allowed"})
+		writeOAuthJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "method_not_allowed"})
 	})
 
 	r.Get("/healthz", pub.healthz)

@@ -94,3 +94,32 @@ func TestSealOpen(t *testing.T) {
 		})
 	}
 }
+
+// Whatever TYPEWARD_KEY_ENCRYPTION_KEY holds, parsing never panics, and a
+// key it accepts is 32 bytes that seal and open, with a stable id.
+func FuzzParseKEK(f *testing.F) {
+	f.Add("")
+	f.Add(strings.Repeat("ab", KEKSize))
+	f.Add(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, KEKSize)))
+	f.Add(base64.RawURLEncoding.EncodeToString(bytes.Repeat([]byte{0xfb}, KEKSize)))
+	f.Add(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, KEKSize-1)))
+	f.Add(" \n" + strings.Repeat("0", 2*KEKSize) + "\t")
+	f.Fuzz(func(t *testing.T, s string) {
+		kek, err := ParseKEK(s)
+		if err != nil {
+			return
+		}
+		again, err := ParseKEK(s)
+		if err != nil || again.ID() != kek.ID() {
+			t.Fatalf("parsing %q again: %v, id %s vs %s", s, err, again.ID(), kek.ID())
+		}
+		sealed, err := kek.seal("kid", []byte("private"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := again.open(&Record{KID: "kid", KEKID: again.ID(), Sealed: sealed})
+		if err != nil || string(plain) != "private" {
+			t.Fatalf("open = %q, %v", plain, err)
+		}
+	})
+}

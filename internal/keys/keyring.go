@@ -192,8 +192,9 @@ func (k *Keyring) Run(ctx context.Context) {
 
 // RotateIfDue rotates when RotateEvery is set and the newest key was
 // created at least that long ago, and reports whether it did. Replicas
-// share the schedule: the first to find a rotation due makes it, and the
-// others see the new key on their next refresh.
+// share the schedule: the rotation is conditional on the newest key
+// being the one this replica saw, so when several find it due at once,
+// one rotates and the others load its key instead.
 func (k *Keyring) RotateIfDue(ctx context.Context) (bool, error) {
 	if k.cfg.RotateEvery <= 0 {
 		return false, nil
@@ -207,7 +208,10 @@ func (k *Keyring) RotateIfDue(ctx context.Context) (bool, error) {
 	if k.now().Sub(newest) < k.cfg.RotateEvery {
 		return false, nil
 	}
-	_, err := k.Rotate(ctx, RotateOptions{})
+	_, err := k.rotate(ctx, RotateOptions{}, newest)
+	if errors.Is(err, ErrRotatedMeanwhile) {
+		return false, k.Refresh(ctx)
+	}
 	return err == nil, err
 }
 

@@ -458,3 +458,32 @@ func TestScheduledRotation(t *testing.T) {
 		t.Errorf("without RotateEvery: RotateIfDue = %v, %v", rotated, err)
 	}
 }
+
+// Replicas finding a scheduled rotation due at the same moment make one
+// rotation between them: the second's is conditional on the key it saw
+// and gives way, loading the first's key instead.
+func TestScheduledRotationOnceAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	c := newClock()
+	store, kek := memory.NewKeys(), mustKEK(t)
+	cfg := config(store, kek, c)
+	cfg.RotateEvery = 24 * time.Hour
+	a, b := newKeyring(t, cfg), newKeyring(t, cfg)
+	ctx := context.Background()
+	c.Add(25 * time.Hour)
+
+	if rotated, err := a.RotateIfDue(ctx); !rotated || err != nil {
+		t.Fatalf("replica A: RotateIfDue = %v, %v; want a rotation", rotated, err)
+	}
+	// B has not refreshed since: it too finds the rotation due.
+	if rotated, err := b.RotateIfDue(ctx); rotated || err != nil {
+		t.Fatalf("replica B: RotateIfDue = %v, %v; want it to give way", rotated, err)
+	}
+	stored, err := store.List(ctx)
+	if err != nil || len(stored) != 2 {
+		t.Fatalf("store holds %d keys (%v), want 2: one rotation", len(stored), err)
+	}
+	if got, want := len(b.Keys()), 2; got != want {
+		t.Errorf("replica B loaded %d keys after giving way, want %d", got, want)
+	}
+}

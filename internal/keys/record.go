@@ -31,6 +31,11 @@ type Record struct {
 type Retirement struct {
 	At        time.Time
 	ExpiresAt time.Time
+	// IfNewestCreated, when set, makes the rotation conditional: it happens
+	// only while the newest stored key is still the one created at that
+	// time. Replicas that find a scheduled rotation due at the same moment
+	// thus make one rotation between them, not one each.
+	IfNewestCreated time.Time
 }
 
 // ErrInvalidRecord is wrapped by Validate and by stores refusing a record.

@@ -3,6 +3,7 @@ package keys
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // RotateOptions shape one rotation.
@@ -23,6 +24,12 @@ type RotateOptions struct {
 // until then stops at that moment and stays published until the last
 // token it signed has expired. It returns the new key's record.
 func (k *Keyring) Rotate(ctx context.Context, opts RotateOptions) (Record, error) {
+	return k.rotate(ctx, opts, time.Time{})
+}
+
+// rotate is Rotate, made conditional by a non-zero ifNewestCreated (see
+// Retirement.IfNewestCreated).
+func (k *Keyring) rotate(ctx context.Context, opts RotateOptions, ifNewestCreated time.Time) (Record, error) {
 	alg := opts.Alg
 	if alg == "" {
 		alg = k.cfg.Alg
@@ -43,6 +50,7 @@ func (k *Keyring) Rotate(ctx context.Context, opts RotateOptions) (Record, error
 		rec.ActivateAt = now.Add(k.cfg.JWKSMaxAge + k.cfg.RefreshEvery)
 		retire = k.retirement(rec.ActivateAt)
 	}
+	retire.IfNewestCreated = ifNewestCreated
 	if err := k.cfg.Store.Rotate(ctx, rec, retire); err != nil {
 		return Record{}, fmt.Errorf("keys: rotate: %w", err)
 	}

@@ -13,17 +13,14 @@ import (
 	"github.com/typeward/typeward/internal/compat"
 )
 
-// Error codes of RFC 6749 §5.2, RFC 8707 and RFC 9396.
+// The error codes typeward answers: RFC 6749 §5.2, RFC 8707 and RFC 9396.
 const (
 	CodeInvalidRequest              = "invalid_request"
 	CodeInvalidClient               = "invalid_client"
-	CodeInvalidGrant                = "invalid_grant"
-	CodeUnauthorizedClient          = "unauthorized_client"
 	CodeUnsupportedGrantType        = "unsupported_grant_type"
 	CodeInvalidScope                = "invalid_scope"
 	CodeInvalidTarget               = "invalid_target"
 	CodeInvalidAuthorizationDetails = "invalid_authorization_details"
-	CodeUnsupportedTokenType        = "unsupported_token_type"
 	CodeServerError                 = "server_error"
 	// CodeRateLimited is not an RFC 6749 code; RFC 6585's 429 carries it.
 	CodeRateLimited = "rate_limited"
@@ -70,11 +67,6 @@ func badRequest(code, description string) *Error {
 	return &Error{Kind: KindBadRequest, Code: code, Description: ASCII(description)}
 }
 
-func invalidClient(basic bool) *Error {
-	return &Error{Kind: KindUnauthorized, Code: CodeInvalidClient,
-		Description: "client authentication failed", BasicChallenge: basic}
-}
-
 func serverError(cause error) *Error {
 	return &Error{Kind: KindServer, Code: CodeServerError, Description: "internal error", cause: cause}
 }
@@ -90,8 +82,8 @@ func AsError(err error) *Error {
 }
 
 // ASCII makes s a legal error_description: RFC 6749 allows %x20-21,
-// %x23-5B and %x5D-7E only, so '"' and '\' become '\” and '/', and every
-// other byte outside the set becomes '?'.
+// %x23-5B and %x5D-7E only, so a double quote becomes a single one, a
+// backslash a slash, and every other character outside the set '?'.
 func ASCII(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))

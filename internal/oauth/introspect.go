@@ -68,6 +68,12 @@ func (s *Service) Introspect(ctx context.Context, form url.Values, authorization
 	return answer, nil
 }
 
+// Active is what the admin API's authentication needs: the verified,
+// unrevoked token, or nil.
+func (s *Service) Active(ctx context.Context, raw string) (*verify.Claims, error) {
+	return s.activeToken(ctx, raw)
+}
+
 // activeToken is the verified, unrevoked token, or nil. Only a failing
 // revocation store is an error.
 func (s *Service) activeToken(ctx context.Context, raw string) (*verify.Claims, error) {

@@ -14,9 +14,13 @@ type Metadata struct {
 	TokenEndpointAuthMethodsSupported          []string `json:"token_endpoint_auth_methods_supported"`
 	TokenEndpointAuthSigningAlgValuesSupported []string `json:"token_endpoint_auth_signing_alg_values_supported"`
 	IntrospectionEndpointAuthMethodsSupported  []string `json:"introspection_endpoint_auth_methods_supported"`
-	RevocationEndpointAuthMethodsSupported     []string `json:"revocation_endpoint_auth_methods_supported"`
-	AuthorizationDetailsTypesSupported         []string `json:"authorization_details_types_supported"`
-	ScopesSupported                            []string `json:"scopes_supported"`
+	// RFC 8414 §2 requires the *_auth_signing_alg_values_supported members
+	// whenever private_key_jwt is among an endpoint's auth methods.
+	IntrospectionEndpointAuthSigningAlgValuesSupported []string `json:"introspection_endpoint_auth_signing_alg_values_supported"`
+	RevocationEndpointAuthMethodsSupported             []string `json:"revocation_endpoint_auth_methods_supported"`
+	RevocationEndpointAuthSigningAlgValuesSupported    []string `json:"revocation_endpoint_auth_signing_alg_values_supported"`
+	AuthorizationDetailsTypesSupported                 []string `json:"authorization_details_types_supported"`
+	ScopesSupported                                    []string `json:"scopes_supported"`
 	// Not an RFC 8414 member for access tokens, but what RFC 9068 verifiers
 	// look for; the JWKS carries the same algorithms per key.
 	AccessTokenSigningAlgValuesSupported []string `json:"access_token_signing_alg_values_supported"`
@@ -47,11 +51,13 @@ func NewMetadata(issuer string, signingAlgs, assertionAlgs []string) Metadata {
 		GrantTypesSupported:               []string{GrantTypeClientCredentials},
 		ResponseTypesSupported:            []string{},
 		TokenEndpointAuthMethodsSupported: auth,
-		TokenEndpointAuthSigningAlgValuesSupported: assertionAlgs,
-		IntrospectionEndpointAuthMethodsSupported:  auth,
-		RevocationEndpointAuthMethodsSupported:     auth,
-		AuthorizationDetailsTypesSupported:         []string{DetailTypeComposition},
-		ScopesSupported:                            []string{AdminScope},
-		AccessTokenSigningAlgValuesSupported:       signingAlgs,
+		TokenEndpointAuthSigningAlgValuesSupported:         assertionAlgs,
+		IntrospectionEndpointAuthMethodsSupported:          auth,
+		IntrospectionEndpointAuthSigningAlgValuesSupported: assertionAlgs,
+		RevocationEndpointAuthMethodsSupported:             auth,
+		RevocationEndpointAuthSigningAlgValuesSupported:    assertionAlgs,
+		AuthorizationDetailsTypesSupported:                 []string{DetailTypeComposition},
+		ScopesSupported:                                    []string{AdminScope},
+		AccessTokenSigningAlgValuesSupported:               signingAlgs,
 	}
 }

@@ -3,8 +3,6 @@ package oauth
 import (
 	"context"
 	"net/url"
-
-	"github.com/typeward/typeward/verify"
 )
 
 // Revoke answers RFC 7009 for an authenticated caller. The answer is the
@@ -38,10 +36,4 @@ func (s *Service) Revoke(ctx context.Context, form url.Values, authorization str
 		return serverError(err)
 	}
 	return nil
-}
-
-// Active is what the admin API's authentication needs: the verified,
-// unrevoked token, or nil.
-func (s *Service) Active(ctx context.Context, raw string) (*verify.Claims, error) {
-	return s.activeToken(ctx, raw)
 }

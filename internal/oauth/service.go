@@ -8,7 +8,8 @@ import (
 )
 
 // Service is the authorization server. Every field is required except
-// Limiter (no rate limit) and Now (time.Now).
+// Limiter (no rate limit), Metrics (not counted), Log (not logged) and Now
+// (time.Now).
 type Service struct {
 	Issuer        string
 	Authenticator Authenticator
@@ -23,12 +24,18 @@ type Service struct {
 	Log           *slog.Logger
 	Now           func() time.Time
 
-	validations validationCache
+	// inline caches validations by the authorization_details parameter,
+	// so a repeated request is not even parsed; stored by the definition
+	// of the stored composition it names.
+	inline, stored validationCache
 }
 
 // RegistryChanged forgets every cached validation: call it on every
 // registry change (a tool declared, changed or removed on any replica).
-func (s *Service) RegistryChanged() { s.validations.clear() }
+func (s *Service) RegistryChanged() {
+	s.inline.clear()
+	s.stored.clear()
+}
 
 func (s *Service) now() time.Time {
 	if s.Now != nil {

@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -34,19 +33,33 @@ type TokenResponse struct {
 
 // tokenRequest is the decoded form, before any decision.
 type tokenRequest struct {
-	resource    string
-	scopes      []string
-	composition *CompositionRequest
+	resource string
+	scopes   []string
+	// details is the authorization_details parameter, parsed only when
+	// its validation is not cached.
+	details string
 }
 
 // Token runs the token endpoint for a request's form and Authorization
 // header: authenticate, rate-limit, decode, check the audience and the
 // scopes, validate the composition, mint. Every decision is audited and
-// counted, failed authentications included.
+// counted, failed authentications included, and a token is handed out
+// only once its audit record is durable: one whose record failed is
+// withheld, which is as if it had never been signed.
 func (s *Service) Token(ctx context.Context, form url.Values, authorization string) (*TokenResponse, error) {
 	rec := &audit.Issuance{Time: s.now()}
 	resp, err := s.issue(ctx, form, authorization, rec)
-	s.decided(ctx, rec, err)
+	settle(rec, err)
+	// The record is written even when the client has gone away.
+	if aerr := s.Audit.Append(context.WithoutCancel(ctx), rec); aerr != nil {
+		if err == nil {
+			resp, err = nil, serverError(fmt.Errorf("audit record of token %s: %w", rec.JTI, aerr))
+			settle(rec, err)
+		} else if s.Log != nil {
+			s.Log.ErrorContext(ctx, "audit record of a refusal failed", "err", aerr, "client_id", rec.ClientID, "reason", rec.Reason)
+		}
+	}
+	s.count(rec, err)
 	return resp, err
 }
 
@@ -101,34 +114,25 @@ func (s *Service) token(ctx context.Context, client *clients.Client, form url.Va
 		}
 	}
 
-	if req.composition == nil {
+	if req.details == "" {
 		return s.scopeToken(ctx, client, req, rec)
 	}
 	audience, err := s.audience(client, req.resource)
 	if err != nil {
 		return nil, err
 	}
-	doc := req.composition.Inline
-	if req.composition.ID != "" {
-		stored, err := s.Compositions.Composition(ctx, req.composition.ID)
-		if errors.Is(err, registry.ErrNotFound) {
-			return nil, badRequest(CodeInvalidAuthorizationDetails, "no stored composition named "+truncate(req.composition.ID, 128))
-		} else if err != nil {
-			return nil, serverError(err)
-		}
-		doc = stored.Definition
-	}
-	v, err := s.validate(ctx, doc)
+	v, err := s.validated(ctx, req.details)
 	if err != nil {
 		return nil, err
 	}
-	rec.CompositionDigest = v.Digest
-	for _, t := range v.Tools {
-		rec.Tools = append(rec.Tools, t.Name)
-	}
-	issues := append(slices.Clone(v.Issues), s.allowListIssues(client, v.Tools)...)
-	for _, is := range issues {
-		rec.IssueCodes = append(rec.IssueCodes, is.Code)
+	rec.CompositionDigest, rec.Tools, rec.IssueCodes = v.result.Digest, v.tools, v.issueCodes
+	issues := v.result.Issues
+	if denied := s.allowListIssues(client, v.result.Tools); denied != nil {
+		issues = append(slices.Clone(issues), denied...)
+		rec.IssueCodes = slices.Clone(rec.IssueCodes)
+		for _, is := range denied {
+			rec.IssueCodes = append(rec.IssueCodes, is.Code)
+		}
 	}
 	if hasError(issues) {
 		return nil, &Error{Kind: KindForbidden, Code: CodeInvalidAuthorizationDetails,
@@ -136,18 +140,13 @@ func (s *Service) token(ctx context.Context, client *clients.Client, form url.Va
 	}
 
 	rec.Audience = audience
-	grant := token.Grant{ClientID: client.ID, Audience: audience, Scopes: req.scopes,
-		Details: []verify.AuthorizationDetail{enrich(v)}}
-	for _, t := range v.Tools {
-		if !slices.Contains(grant.Tools, t.Name) {
-			grant.Tools = append(grant.Tools, t.Name)
-		}
-	}
-	resp, err := s.mint(ctx, grant, rec)
+	details := []verify.AuthorizationDetail{v.detail}
+	resp, err := s.mint(ctx, token.Grant{ClientID: client.ID, Audience: audience, Scopes: req.scopes,
+		Tools: v.tools, Details: details}, rec)
 	if err != nil {
 		return nil, err
 	}
-	resp.AuthorizationDetails = grant.Details
+	resp.AuthorizationDetails = details
 	resp.Warnings = issues
 	return resp, nil
 }
@@ -184,31 +183,67 @@ func (s *Service) audience(client *clients.Client, resource string) (string, err
 	return resource, nil
 }
 
-func (s *Service) validate(ctx context.Context, doc json.RawMessage) (*composition.Result, error) {
-	res, gen := s.validations.get(doc)
-	if res == nil {
-		started := time.Now()
-		c, err := composition.Parse(doc)
+// validated is the validation of the composition an authorization_details
+// parameter asks for: from the cache when these exact bytes (or the
+// stored definition they name) were validated since the last registry
+// change.
+func (s *Service) validated(ctx context.Context, details string) (*validation, error) {
+	v, gen := s.inline.get(details)
+	if v == nil {
+		cr, err := ParseAuthorizationDetails(details)
 		if err != nil {
-			return nil, badRequest(CodeInvalidAuthorizationDetails, truncate(err.Error(), 512))
+			return nil, err
 		}
-		if res, err = s.Validator.Validate(ctx, c); err != nil {
-			return nil, serverError(err)
-		}
-		if s.Metrics != nil {
-			s.Metrics.ValidationDuration.Observe(time.Since(started).Seconds())
-			s.Metrics.CompositionEdges.Observe(float64(len(c.Edges)))
-		}
-		if cacheable(c) {
-			s.validations.put(doc, res, gen)
+		if cr.ID == "" {
+			if v, err = s.validate(ctx, cr.Inline, &s.inline, details, gen); err != nil {
+				return nil, err
+			}
+		} else {
+			stored, err := s.Compositions.Composition(ctx, cr.ID)
+			if errors.Is(err, registry.ErrNotFound) {
+				return nil, badRequest(CodeInvalidAuthorizationDetails, "no stored composition named "+truncate(cr.ID, 128))
+			} else if err != nil {
+				return nil, serverError(err)
+			}
+			key := string(stored.Definition)
+			v, gen = s.stored.get(key)
+			if v == nil {
+				if v, err = s.validate(ctx, stored.Definition, &s.stored, key, gen); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	if s.Metrics != nil {
-		for _, is := range res.Issues {
+		for _, is := range v.result.Issues {
 			s.Metrics.ValidationIssues.WithLabelValues(string(is.Severity), is.Code).Inc()
 		}
 	}
-	return res, nil
+	return v, nil
+}
+
+// validate parses and validates doc, and caches the validation under key
+// (read at generation gen) when it depends on nothing but doc and the
+// registry.
+func (s *Service) validate(ctx context.Context, doc []byte, cache *validationCache, key string, gen uint64) (*validation, error) {
+	started := time.Now()
+	c, err := composition.Parse(doc)
+	if err != nil {
+		return nil, badRequest(CodeInvalidAuthorizationDetails, truncate(err.Error(), 512))
+	}
+	res, err := s.Validator.Validate(ctx, c)
+	if err != nil {
+		return nil, serverError(err)
+	}
+	if s.Metrics != nil {
+		s.Metrics.ValidationDuration.Observe(time.Since(started).Seconds())
+		s.Metrics.CompositionEdges.Observe(float64(len(c.Edges)))
+	}
+	v := newValidation(res)
+	if cacheable(c) {
+		cache.put(key, v, gen)
+	}
+	return v, nil
 }
 
 // CodeToolNotAllowed is the issue of a tool outside the client's allow-list.
@@ -236,33 +271,36 @@ func (s *Service) mint(_ context.Context, g token.Grant, rec *audit.Issuance) (*
 		Scope: strings.Join(m.Claims.Scope, " ")}, nil
 }
 
-// decided audits and counts one decision. A failure to audit an issued
-// token is logged: the token is already signed, and refusing it then would
-// not unsign it.
-func (s *Service) decided(ctx context.Context, rec *audit.Issuance, err error) {
-	rec.Outcome = audit.Issued
-	reason := "ok"
-	if err != nil {
-		e := AsError(err)
-		rec.Outcome, reason = audit.Denied, e.Code
-		if e.Kind == KindServer {
-			rec.Outcome = audit.Error
-		}
-		if rec.Reason == "" {
-			rec.Reason = e.Code
-		}
-	}
-	if s.Metrics != nil {
-		s.Metrics.TokenRequests.WithLabelValues(string(rec.Outcome), reason).Inc()
-		if err == nil {
-			s.Metrics.TokensIssued.WithLabelValues(s.Metrics.ClientLabel(rec.ClientID)).Inc()
-		}
-	}
-	if s.Audit == nil {
+// settle sets the outcome of a decision, and its reason unless the
+// authenticator gave a more precise one.
+func settle(rec *audit.Issuance, err error) {
+	if err == nil {
+		rec.Outcome, rec.Reason = audit.Issued, ""
 		return
 	}
-	if aerr := s.Audit.Append(context.WithoutCancel(ctx), rec); aerr != nil && s.Log != nil {
-		s.Log.ErrorContext(ctx, "audit record failed", "err", aerr, "client_id", rec.ClientID, "outcome", rec.Outcome, "jti", rec.JTI)
+	e := AsError(err)
+	rec.Outcome = audit.Denied
+	if e.Kind == KindServer {
+		rec.Outcome = audit.Error
+	}
+	if rec.Reason == "" || e.Kind == KindServer {
+		rec.Reason = e.Code
+	}
+}
+
+// count counts one decision; the reason label is the OAuth error code, a
+// bounded set.
+func (s *Service) count(rec *audit.Issuance, err error) {
+	if s.Metrics == nil {
+		return
+	}
+	reason := "ok"
+	if err != nil {
+		reason = AsError(err).Code
+	}
+	s.Metrics.TokenRequests.WithLabelValues(string(rec.Outcome), reason).Inc()
+	if err == nil {
+		s.Metrics.TokensIssued.WithLabelValues(s.Metrics.ClientLabel(rec.ClientID)).Inc()
 	}
 }
 
@@ -293,18 +331,8 @@ func decodeTokenRequest(form url.Values) (tokenRequest, error) {
 		return req, err
 	}
 	req.scopes = strings.Fields(scope)
-	details, err := single(form, "authorization_details")
-	if err != nil {
-		return req, err
-	}
-	if details != "" {
-		cr, err := ParseAuthorizationDetails(details)
-		if err != nil {
-			return req, err
-		}
-		req.composition = &cr
-	}
-	return req, nil
+	req.details, err = single(form, "authorization_details")
+	return req, err
 }
 
 func hasError(issues []compat.Issue) bool {

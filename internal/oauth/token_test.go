@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"net/url"
 	"reflect"
@@ -16,143 +15,193 @@ import (
 	"github.com/typeward/typeward/verify"
 )
 
-// creds is the Authorization header of a client with the right secret.
-func creds(id string) string { return basicAuth(id, "s3cret") }
-
-func basicAuth(id, secret string) string {
-	return "Basic " + base64.StdEncoding.EncodeToString([]byte(id+":"+secret))
-}
-
-func details(composition string) string {
-	return `[{"type":"mcp_composition","composition":` + composition + `}]`
-}
-
-func form(kv ...string) url.Values {
-	v := url.Values{}
-	for i := 0; i < len(kv); i += 2 {
-		v.Add(kv[i], kv[i+1])
-	}
-	return v
-}
-
 func TestTokenRefusals(t *testing.T) {
-	valid := details(caseDoc("valid"))
+	valid := details(exampleDoc(t, "pipeline-valid.json"))
+	grant := func(kv ...string) url.Values {
+		return form(append([]string{"grant_type", "client_credentials"}, kv...)...)
+	}
+	notAllowed := func(tool string) issueKey {
+		return issueKey{Severity: compat.SeverityError, Code: CodeToolNotAllowed, Source: tool}
+	}
 	tests := []struct {
 		name   string
 		creds  string
 		form   url.Values
 		kind   Kind
 		code   string
-		issues []compat.Issue
+		reason string // the audit record's; the code when empty
+		issues []issueKey
 		basic  bool
 	}{
-		{"wrong secret", basicAuth("app", "nope"),
-			form("grant_type", "client_credentials", "authorization_details", valid), KindUnauthorized, CodeInvalidClient, nil, true},
-		{"unknown client by post", "",
-			form("client_id", "ghost", "client_secret", "s3cret", "grant_type", "client_credentials"), KindUnauthorized, CodeInvalidClient, nil, false},
-		{"no grant type", creds("app"), form("authorization_details", valid), KindBadRequest, CodeInvalidRequest, nil, false},
-		{"password grant", creds("app"), form("grant_type", "password"), KindBadRequest, CodeUnsupportedGrantType, nil, false},
-		{"repeated grant type", creds("app"), form("grant_type", "client_credentials", "grant_type", "client_credentials"), KindBadRequest, CodeInvalidRequest, nil, false},
-		{"nothing asked", creds("app"), form("grant_type", "client_credentials"), KindBadRequest, CodeInvalidRequest, nil, false},
-		{"audience not allowed", creds("app"), form("grant_type", "client_credentials", "resource", "https://evil.example.com", "authorization_details", valid), KindBadRequest, CodeInvalidTarget, nil, false},
-		{"relative resource", creds("app"), form("grant_type", "client_credentials", "resource", "/mcp", "authorization_details", valid), KindBadRequest, CodeInvalidTarget, nil, false},
-		{"two resources", creds("app"), form("grant_type", "client_credentials", "resource", routerAud, "resource", routerAud, "authorization_details", valid), KindBadRequest, CodeInvalidTarget, nil, false},
-		{"resource needed with several audiences", creds("multi"), form("grant_type", "client_credentials", "authorization_details", valid), KindBadRequest, CodeInvalidTarget, nil, false},
-		{"tool scope requested directly", creds("app"), form("grant_type", "client_credentials", "scope", "mcp:tool:db_query"), KindBadRequest, CodeInvalidScope, nil, false},
-		{"admin scope not allowed", creds("app"), form("grant_type", "client_credentials", "scope", AdminScope), KindBadRequest, CodeInvalidScope, nil, false},
-		{"malformed details", creds("app"), form("grant_type", "client_credentials", "authorization_details", `{"type":"mcp_composition"}`), KindBadRequest, CodeInvalidAuthorizationDetails, nil, false},
-		{"malformed composition", creds("app"), form("grant_type", "client_credentials", "authorization_details", details(`{"nodes":[{"id":"n"}]}`)), KindBadRequest, CodeInvalidAuthorizationDetails, nil, false},
-		{"unknown stored composition", creds("app"), form("grant_type", "client_credentials", "authorization_details", `[{"type":"mcp_composition","composition_id":"nope"}]`), KindBadRequest, CodeInvalidAuthorizationDetails, nil, false},
-		{"type mismatch", creds("app"), form("grant_type", "client_credentials", "authorization_details", details(caseDoc("bad"))), KindForbidden, CodeInvalidAuthorizationDetails, []compat.Issue{warning, mismatch}, false},
-		{"tool outside allow-list", creds("narrow"), form("grant_type", "client_credentials", "authorization_details", valid), KindForbidden, CodeInvalidAuthorizationDetails, []compat.Issue{{
-			Severity: compat.SeverityError, Code: CodeToolNotAllowed, SourceTool: "aggregate_stats",
-			Message: "tool aggregate_stats is not in the allow-list of client narrow"}}, false},
-		{"rate limited", creds("limited"), form("grant_type", "client_credentials", "authorization_details", valid), KindRateLimited, CodeRateLimited, nil, false},
-		{"validator failure is not echoed", creds("app"), form("grant_type", "client_credentials", "authorization_details", details(caseDoc("boom"))), KindServer, CodeServerError, nil, false},
+		{name: "wrong secret", creds: basicAuth("app", "nope"), form: grant("authorization_details", valid),
+			kind: KindUnauthorized, code: CodeInvalidClient, reason: string(clients.ReasonBadSecret), basic: true},
+		{name: "unknown client by post", form: grant("client_id", "ghost", "client_secret", secret),
+			kind: KindUnauthorized, code: CodeInvalidClient, reason: string(clients.ReasonUnknownClient)},
+		{name: "disabled client", creds: creds("off"), form: grant("authorization_details", valid),
+			kind: KindUnauthorized, code: CodeInvalidClient, reason: string(clients.ReasonDisabled), basic: true},
+		{name: "two authentication methods", creds: creds("app"), form: grant("client_id", "app", "client_secret", secret),
+			kind: KindBadRequest, code: CodeInvalidRequest, reason: string(clients.ReasonMultipleMethods)},
+		{name: "no grant type", creds: creds("app"), form: form("authorization_details", valid), kind: KindBadRequest, code: CodeInvalidRequest},
+		{name: "password grant", creds: creds("app"), form: form("grant_type", "password"), kind: KindBadRequest, code: CodeUnsupportedGrantType},
+		{name: "repeated grant type", creds: creds("app"), form: grant("grant_type", "client_credentials"), kind: KindBadRequest, code: CodeInvalidRequest},
+		{name: "nothing asked", creds: creds("app"), form: grant(), kind: KindBadRequest, code: CodeInvalidRequest},
+		{name: "audience not allowed", creds: creds("app"), form: grant("resource", "https://evil.example.com", "authorization_details", valid), kind: KindBadRequest, code: CodeInvalidTarget},
+		{name: "relative resource", creds: creds("app"), form: grant("resource", "/mcp", "authorization_details", valid), kind: KindBadRequest, code: CodeInvalidTarget},
+		{name: "two resources", creds: creds("app"), form: grant("resource", routerAud, "resource", routerAud, "authorization_details", valid), kind: KindBadRequest, code: CodeInvalidTarget},
+		{name: "resource needed with several audiences", creds: creds("multi"), form: grant("authorization_details", valid), kind: KindBadRequest, code: CodeInvalidTarget},
+		{name: "tool scope requested directly", creds: creds("app"), form: grant("scope", "mcp:tool:db_query"), kind: KindBadRequest, code: CodeInvalidScope},
+		{name: "admin scope not allowed", creds: creds("app"), form: grant("scope", AdminScope), kind: KindBadRequest, code: CodeInvalidScope},
+		{name: "malformed details", creds: creds("app"), form: grant("authorization_details", `{"type":"mcp_composition"}`), kind: KindBadRequest, code: CodeInvalidAuthorizationDetails},
+		{name: "malformed composition", creds: creds("app"), form: grant("authorization_details", details(`{"nodes":[{"id":"n"}]}`)), kind: KindBadRequest, code: CodeInvalidAuthorizationDetails},
+		{name: "unknown stored composition", creds: creds("app"), form: grant("authorization_details", `[{"type":"mcp_composition","composition_id":"nope"}]`), kind: KindBadRequest, code: CodeInvalidAuthorizationDetails},
+		{name: "type mismatch", creds: creds("app"), form: grant("authorization_details", details(exampleDoc(t, "pipeline-invalid.json"))),
+			kind: KindForbidden, code: CodeInvalidAuthorizationDetails, issues: []issueKey{csvRows, unboundTo}},
+		{name: "unknown tool", creds: creds("app"), form: grant("authorization_details", details(`{"nodes":[{"id":"x","tool":"ghost_tool"}]}`)),
+			kind: KindForbidden, code: CodeInvalidAuthorizationDetails, issues: []issueKey{{Severity: compat.SeverityError, Code: "unknown_tool", Target: "ghost_tool"}}},
+		{name: "tools outside the allow-list", creds: creds("narrow"), form: grant("authorization_details", valid),
+			kind: KindForbidden, code: CodeInvalidAuthorizationDetails, issues: []issueKey{unboundTo, notAllowed("aggregate_stats"), notAllowed("email_send")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture()
-			_, err := f.svc.Token(context.Background(), tt.form, tt.creds)
+			f := newFixture(t)
+			resp, err := f.svc.Token(context.Background(), tt.form, tt.creds)
 			var oe *Error
-			if !errors.As(err, &oe) {
-				t.Fatalf("error = %v, want *Error", err)
+			if !errors.As(err, &oe) || resp != nil {
+				t.Fatalf("got %+v, %v; want an *Error", resp, err)
 			}
 			if oe.Kind != tt.kind || oe.Code != tt.code {
 				t.Fatalf("got kind %d code %s (%s), want kind %d code %s", oe.Kind, oe.Code, oe.Description, tt.kind, tt.code)
 			}
-			if !reflect.DeepEqual(oe.Issues, tt.issues) {
-				t.Errorf("issues = %+v\nwant     %+v", oe.Issues, tt.issues)
+			if got := issueKeys(oe.Issues); !reflect.DeepEqual(got, tt.issues) {
+				t.Errorf("issues = %+v\nwant     %+v", got, tt.issues)
 			}
 			if oe.BasicChallenge != tt.basic {
 				t.Errorf("BasicChallenge = %v, want %v", oe.BasicChallenge, tt.basic)
 			}
-			if strings.Contains(oe.Description, "secret detail") {
-				t.Errorf("description leaks the cause: %q", oe.Description)
+			if ASCII(oe.Description) != oe.Description || oe.Description == "" {
+				t.Errorf("error_description %q is not non-empty ASCII", oe.Description)
 			}
-			if len(f.minter.grants) != 0 {
-				t.Errorf("a token was minted: %+v", f.minter.grants)
+			wantReason := tt.reason
+			if wantReason == "" {
+				wantReason = tt.code
 			}
-			wantOutcome, wantReason := audit.Denied, tt.code
-			switch tt.kind {
-			case KindServer:
-				wantOutcome = audit.Error
-			case KindUnauthorized:
-				wantReason = string(clients.ReasonBadSecret) // the authenticator's precise reason
-			}
-			if len(f.audit.decisions) != 1 || f.audit.decisions[0].Outcome != wantOutcome || f.audit.decisions[0].Reason != wantReason {
-				t.Errorf("audit = %+v, want one %s with reason %s", f.audit.decisions, wantOutcome, wantReason)
+			d := f.decisions(t)
+			if len(d) != 1 || d[0].Outcome != audit.Denied || d[0].Reason != wantReason || d[0].JTI != "" {
+				t.Errorf("audit = %+v, want one denial with reason %s and no jti", d, wantReason)
 			}
 		})
 	}
 }
 
-func TestTokenForValidComposition(t *testing.T) {
-	tests := []struct {
-		name     string
-		client   string
-		form     url.Values
-		wantAud  string
-		wantWarn []compat.Issue
-	}{
-		{"inline, resource given", "app", form("grant_type", "client_credentials", "resource", routerAud, "authorization_details", details(caseDoc("valid"))), routerAud, nil},
-		{"inline, sole audience implied", "app", form("grant_type", "client_credentials", "authorization_details", details(caseDoc("warn"))), routerAud, []compat.Issue{warning}},
-		{"stored composition", "multi", form("grant_type", "client_credentials", "resource", routerAud, "authorization_details", `[{"type":"mcp_composition","composition_id":"stored"}]`), routerAud, nil},
+func TestTokenRateLimited(t *testing.T) {
+	f := newFixture(t)
+	ask := form("grant_type", "client_credentials", "scope", AdminScope)
+	for range testBurst {
+		if _, err := f.svc.Token(context.Background(), ask, creds("admin")); err != nil {
+			t.Fatal(err)
+		}
 	}
+	_, err := f.svc.Token(context.Background(), ask, creds("admin"))
+	if e := AsError(err); e.Kind != KindRateLimited || e.Code != CodeRateLimited || e.RetryAfter != time.Second {
+		t.Fatalf("request beyond the burst: %+v, want rate_limited with a wait of 1s", e)
+	}
+	if d := f.decisions(t); len(d) != testBurst+1 || d[testBurst].Outcome != audit.Denied || d[testBurst].Reason != CodeRateLimited || d[testBurst].ClientID != "admin" {
+		t.Errorf("audit = %+v", d)
+	}
+}
+
+// TestTokenServerFailures: a failing dependency is a server error whose
+// cause is kept for the log and never put in the answer, and a token is
+// never handed out unless its audit record is written.
+func TestTokenServerFailures(t *testing.T) {
+	valid := form("grant_type", "client_credentials", "authorization_details", details(exampleDoc(t, "pipeline-valid.json")))
+
+	f := newFixture(t)
+	f.svc.Validator = failingValidator{}
+	_, err := f.svc.Token(context.Background(), valid, creds("app"))
+	if e := AsError(err); e.Kind != KindServer || e.Code != CodeServerError || strings.Contains(e.Description, "secret detail") ||
+		!strings.Contains(err.Error(), "secret detail") {
+		t.Errorf("validator failure: description %q, error %v", e.Description, err)
+	}
+	if d := f.decisions(t); len(d) != 1 || d[0].Outcome != audit.Error || d[0].Reason != CodeServerError {
+		t.Errorf("audit = %+v, want one error", d)
+	}
+
+	f = newFixture(t)
+	f.svc.Audit = failingAudit{}
+	resp, err := f.svc.Token(context.Background(), valid, creds("app"))
+	if e := AsError(err); resp != nil || e.Kind != KindServer || strings.Contains(e.Description, "disk full") {
+		t.Errorf("unaudited issuance answered %+v, %v; want a server error and no token", resp, err)
+	}
+}
+
+// failingAudit is an audit log that cannot write: the memory log never
+// fails, and the test needs a failed write.
+type failingAudit struct{}
+
+func (failingAudit) Append(context.Context, *audit.Issuance) error { return errors.New("disk full") }
+
+func TestTokenForValidComposition(t *testing.T) {
+	stored := `[{"type":"mcp_composition","composition_id":"stored"}]`
+	tests := []struct {
+		name    string
+		client  string
+		form    url.Values
+		wantAud string
+	}{
+		{"inline, resource given", "app", form("grant_type", "client_credentials", "resource", routerAud, "authorization_details", details(exampleDoc(t, "pipeline-valid.json"))), routerAud},
+		{"inline, sole audience implied", "app", form("grant_type", "client_credentials", "authorization_details", details(exampleDoc(t, "pipeline-valid.json"))), routerAud},
+		{"stored composition", "multi", form("grant_type", "client_credentials", "resource", "https://other.example.com", "authorization_details", stored), "https://other.example.com"},
+	}
+	wantTools := []string{"aggregate_stats", "db_query", "email_send"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture()
+			f := newFixture(t)
 			resp, err := f.svc.Token(context.Background(), tt.form, creds(tt.client))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if resp.TokenType != "Bearer" || resp.ExpiresIn != 300 || resp.AccessToken != "h.tok1.s" {
+			if resp.TokenType != "Bearer" || resp.ExpiresIn != 300 {
 				t.Errorf("response = %+v", resp)
 			}
-			if resp.Scope != "mcp:tool:db_query mcp:tool:aggregate_stats" {
+			if resp.Scope != "mcp:tool:aggregate_stats mcp:tool:db_query mcp:tool:email_send" {
 				t.Errorf("scope = %q", resp.Scope)
 			}
-			if !reflect.DeepEqual(resp.Warnings, tt.wantWarn) {
-				t.Errorf("warnings = %+v, want %+v", resp.Warnings, tt.wantWarn)
+			if got := issueKeys(resp.Warnings); !reflect.DeepEqual(got, []issueKey{unboundTo}) {
+				t.Errorf("warnings = %+v", got)
 			}
-			g := f.minter.grants[0]
-			if g.Audience != tt.wantAud || g.ClientID != tt.client {
-				t.Errorf("grant = %+v", g)
+			tok, err := f.verifier.Verify(context.Background(), resp.AccessToken)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(g.Tools, []string{"db_query", "aggregate_stats"}) {
-				t.Errorf("mcp_tools = %v", g.Tools)
+			if !reflect.DeepEqual(tok.Audience, []string{tt.wantAud}) || tok.ClientID != tt.client || tok.Subject != tt.client ||
+				!tok.ExpiresAt.Equal(testNow.Add(5*time.Minute)) {
+				t.Errorf("token claims = %+v", tok)
 			}
-			wantTools := []verify.ToolRef{{Name: "db_query", Version: 1, Digest: "sha256:aa"}, {Name: "aggregate_stats", Version: 1, Digest: "sha256:bb"}}
-			if len(g.Details) != 1 || g.Details[0].Type != DetailTypeComposition || g.Details[0].Digest != "sha256:cc" && g.Details[0].Digest != "sha256:dd" ||
-				!reflect.DeepEqual(g.Details[0].Tools, wantTools) {
-				t.Errorf("details = %+v", g.Details)
+			if !reflect.DeepEqual(tok.Tools, wantTools) {
+				t.Errorf("mcp_tools = %v, want %v", tok.Tools, wantTools)
 			}
-			if !reflect.DeepEqual(resp.AuthorizationDetails, g.Details) {
-				t.Errorf("answer details %+v differ from the token's %+v", resp.AuthorizationDetails, g.Details)
+			if len(tok.AuthorizationDetails) != 1 {
+				t.Fatalf("authorization_details = %+v", tok.AuthorizationDetails)
 			}
-			d := f.audit.decisions
-			if len(d) != 1 || d[0].Outcome != audit.Issued || d[0].JTI != "jti-1" || d[0].ClientID != tt.client ||
-				d[0].CompositionDigest == "" || len(d[0].Tools) != 2 {
+			detail := tok.AuthorizationDetails[0]
+			if detail.Type != DetailTypeComposition || !strings.HasPrefix(detail.Digest, "sha256:") || len(detail.Tools) != 3 ||
+				!reflect.DeepEqual(detail.Edges, []verify.Edge{{From: "aggregate_stats", To: "email_send"}, {From: "db_query", To: "aggregate_stats"}}) {
+				t.Errorf("authorization_details = %+v", detail)
+			}
+			for i, ref := range detail.Tools {
+				rec, err := f.registry.Tool(context.Background(), wantTools[i])
+				if err != nil || ref.Name != wantTools[i] || ref.Version != rec.Version || ref.Digest != rec.Digest {
+					t.Errorf("tool %d = %+v, registry has %+v (%v)", i, ref, rec, err)
+				}
+			}
+			if !reflect.DeepEqual(resp.AuthorizationDetails, tok.AuthorizationDetails) {
+				t.Errorf("answer details %+v differ from the token's %+v", resp.AuthorizationDetails, tok.AuthorizationDetails)
+			}
+			d := f.decisions(t)
+			if len(d) != 1 || d[0].Outcome != audit.Issued || d[0].JTI != tok.ID || d[0].ClientID != tt.client ||
+				d[0].CompositionDigest != detail.Digest || !reflect.DeepEqual(d[0].Tools, wantTools) ||
+				!reflect.DeepEqual(d[0].IssueCodes, []string{"unbound_required_input"}) || d[0].Audience != tt.wantAud {
 				t.Errorf("audit = %+v", d)
 			}
 		})
@@ -160,79 +209,17 @@ func TestTokenForValidComposition(t *testing.T) {
 }
 
 func TestAdminScopeToken(t *testing.T) {
-	f := newFixture()
+	f := newFixture(t)
 	resp, err := f.svc.Token(context.Background(), form("grant_type", "client_credentials", "scope", AdminScope), creds("admin"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := f.minter.grants[0]
-	if resp.Scope != AdminScope || g.Audience != f.svc.Issuer || len(g.Tools) != 0 || g.Details != nil {
-		t.Errorf("resp %+v grant %+v: want an admin token for the issuer and no tools", resp, g)
-	}
-}
-
-func TestIntrospectAndRevoke(t *testing.T) {
-	f := newFixture()
-	tok := &verify.Claims{ID: "j1", ClientID: "app", Audience: []string{routerAud}, Scope: []string{"mcp:tool:db_query"},
-		IssuedAt: testNow.Add(-time.Minute), NotBefore: testNow.Add(-time.Minute), ExpiresAt: testNow.Add(4 * time.Minute),
-		Issuer: f.svc.Issuer, Subject: "app", Tools: []string{"db_query"}}
-	expired := *tok
-	expired.ID, expired.ExpiresAt = "j2", testNow.Add(-time.Second)
-	f.svc.Verifier = fakeVerifier{"a.live.t": tok, "a.expired.t": &expired}
-	ctx := context.Background()
-
-	tests := []struct {
-		caller string
-		token  string
-		active bool
-	}{
-		{"app", "a.live.t", true},
-		{"admin", "a.live.t", true},
-		{"multi", "a.live.t", true},   // the token's audience is one of multi's
-		{"narrow", "a.live.t", true},  // same audience
-		{"app", "a.expired.t", false}, // expired
-		{"app", "a.forged.t", false},  // signature fails
-		{"app", "not-a-jwt", false},   // malformed
-	}
-	for _, tt := range tests {
-		got, err := f.svc.Introspect(ctx, form("token", tt.token), creds(tt.caller))
-		if err != nil {
-			t.Fatalf("%s/%s: %v", tt.caller, tt.token, err)
-		}
-		if got.Active != tt.active {
-			t.Errorf("%s introspecting %s: active = %v, want %v", tt.caller, tt.token, got.Active, tt.active)
-		}
-		if got.Active && (got.JTI != "j1" || got.ClientID != "app" || got.Exp != tok.ExpiresAt.Unix() || got.MCPTools[0] != "db_query") {
-			t.Errorf("active answer = %+v", got)
-		}
-		if !got.Active && !reflect.DeepEqual(got, &Introspection{}) {
-			t.Errorf("inactive answer says more than active=false: %+v", got)
-		}
-	}
-
-	if _, err := f.svc.Introspect(ctx, form("token", "a.live.t"), basicAuth("app", "x")); AsError(err).Code != CodeInvalidClient {
-		t.Errorf("unauthenticated introspection: %v", err)
-	}
-	if _, err := f.svc.Introspect(ctx, form(), creds("app")); AsError(err).Code != CodeInvalidRequest {
-		t.Errorf("introspection without token: %v", err)
-	}
-
-	// Unknown tokens revoke fine and change nothing.
-	if err := f.svc.Revoke(ctx, form("token", "garbage"), creds("app")); err != nil {
-		t.Errorf("revoke unknown: %v", err)
-	}
-	// Another (non-admin) client's token is left alone.
-	if err := f.svc.Revoke(ctx, form("token", "a.live.t"), creds("narrow")); err != nil || len(f.revoked.revoked) != 0 {
-		t.Errorf("foreign revoke: err %v, revoked %v", err, f.revoked.revoked)
-	}
-	if err := f.svc.Revoke(ctx, form("token", "a.live.t", "token_type_hint", "access_token"), creds("app")); err != nil {
+	tok, err := f.verifier.Verify(context.Background(), resp.AccessToken)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if exp, ok := f.revoked.revoked["j1"]; !ok || !exp.Equal(tok.ExpiresAt) {
-		t.Errorf("revocation not recorded until expiry: %v", f.revoked.revoked)
-	}
-	got, err := f.svc.Introspect(ctx, form("token", "a.live.t"), creds("app"))
-	if err != nil || got.Active {
-		t.Errorf("revoked token introspects as %+v, %v", got, err)
+	if resp.Scope != AdminScope || !reflect.DeepEqual(tok.Audience, []string{issuer}) || len(tok.Tools) != 0 ||
+		tok.AuthorizationDetails != nil || resp.AuthorizationDetails != nil || resp.Warnings != nil {
+		t.Errorf("resp %+v token %+v: want an admin token for the issuer and no tools", resp, tok)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/typeward/typeward/internal/schema"
 )
@@ -27,7 +28,7 @@ func CompositionDigest(name string, definition []byte) (string, error) {
 	}
 	trimmed := bytes.TrimSpace(definition)
 	canon, ok := canonicalJSON(trimmed)
-	if !ok || len(trimmed) == 0 || trimmed[0] != '{' {
+	if !ok || len(trimmed) == 0 || trimmed[0] != '{' || !utf8.Valid(trimmed) {
 		return "", fmt.Errorf("%w: %s: the definition must be one JSON object", ErrInvalidComposition, name)
 	}
 	return schema.Digest(canon), nil

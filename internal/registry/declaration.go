@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/typeward/typeward/internal/schema"
 )
@@ -25,6 +26,7 @@ const (
 	CodeInvalidOutputSchema  = "invalid_output_schema"
 	CodeInvalidAnnotations   = "invalid_annotations"
 	CodeInvalidMeta          = "invalid_meta"
+	CodeInvalidText          = "invalid_text"
 	CodeDuplicateName        = "duplicate_name"
 	CodeInvalidServer        = "invalid_server"
 )
@@ -83,6 +85,9 @@ func ValidToolName(name string) bool {
 func checkServerName(server string) error {
 	if len(server) > MaxServerNameLength {
 		return fmt.Errorf("server name of %d bytes, at most %d", len(server), MaxServerNameLength)
+	}
+	if !utf8.ValidString(server) {
+		return errors.New("server name is not valid UTF-8")
 	}
 	for _, r := range server {
 		if unicode.IsSpace(r) || unicode.IsControl(r) {
@@ -148,6 +153,8 @@ func check(server string, t Tool) (*Declaration, []Problem) {
 		add(CodeNullInputSchema, "", "inputSchema is null: MCP requires an object schema")
 	case raw[0] != '{':
 		add(CodeNonObjectInputSchema, "", "inputSchema is %s, not an object schema", jsonKindOf(raw))
+	case !utf8.Valid(raw):
+		add(CodeInvalidInputSchema, "", "%s", errNotUTF8)
 	default:
 		in, err := schema.Parse(raw)
 		if err != nil {
@@ -164,17 +171,28 @@ func check(server string, t Tool) (*Declaration, []Problem) {
 	}
 	if out := bytes.TrimSpace(t.OutputSchema); len(out) > 0 && string(out) != "null" {
 		s, err := schema.Parse(out)
+		if err == nil && !utf8.Valid(out) {
+			err = errNotUTF8
+		}
 		if err != nil {
 			add(CodeInvalidOutputSchema, schemaPointer(err), "%s", schemaReason(err))
 		} else {
 			d.Output = s
 		}
 	}
+	// Text that no database column holds (Postgres text refuses NUL and
+	// invalid UTF-8, which JSON's \u0000 lets through) is refused here, so
+	// that every store gives the same answer.
+	for _, f := range []struct{ member, value string }{{"title", t.Title}, {"description", t.Description}} {
+		if !utf8.ValidString(f.value) || strings.ContainsRune(f.value, 0) {
+			add(CodeInvalidText, "", "%s contains a NUL character or bytes that are not UTF-8", f.member)
+		}
+	}
 	if !absentOrObject(t.Annotations) {
-		add(CodeInvalidAnnotations, "", "annotations must be a JSON object")
+		add(CodeInvalidAnnotations, "", "annotations must be a JSON object in UTF-8")
 	}
 	if !absentOrObject(t.Meta) {
-		add(CodeInvalidMeta, "", "_meta must be a JSON object")
+		add(CodeInvalidMeta, "", "_meta must be a JSON object in UTF-8")
 	}
 	if len(problems) > 0 {
 		return nil, problems
@@ -293,13 +311,30 @@ func CheckServer(server string) error {
 	return nil
 }
 
+// CheckImport checks what ImportSnapshot stores besides the tools, which are
+// kept as given and checked on approval: the server name and the source.
+func CheckImport(server, source string) error {
+	if err := CheckServer(server); err != nil {
+		return err
+	}
+	if !utf8.ValidString(source) || strings.ContainsRune(source, 0) {
+		return &DeclarationError{Problems: []Problem{{Code: CodeInvalidText, Message: "snapshot source contains a NUL character or bytes that are not UTF-8"}}}
+	}
+	return nil
+}
+
 func absentOrObject(raw json.RawMessage) bool {
 	if absent(raw) {
 		return true
 	}
 	_, ok := canonicalJSON(raw)
-	return ok && bytes.TrimSpace(raw)[0] == '{'
+	return ok && bytes.TrimSpace(raw)[0] == '{' && utf8.Valid(raw)
 }
+
+// errNotUTF8 refuses JSON text that is not UTF-8 (RFC 8259 §8.1): Go's
+// decoder would replace the bad bytes, but a store keeps the text verbatim
+// and Postgres refuses it.
+var errNotUTF8 = errors.New("schema is not UTF-8 text, as JSON must be")
 
 // SameMetadata reports whether two declarations agree on everything but
 // their schemas (title, description, annotations, _meta; JSON compared

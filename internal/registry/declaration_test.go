@@ -23,6 +23,18 @@ func TestDeclareReportsEveryProblem(t *testing.T) {
 		tool registry.Tool
 		want []wantProblem
 	}{
+		{"JSON that is not UTF-8", registry.Tool{Name: "t", InputSchema: json.RawMessage("{\"type\":\"object\",\"description\":\"\xff\"}"),
+			OutputSchema: json.RawMessage("{\"description\":\"\xff\"}"), Meta: json.RawMessage("{\"k\":\"\xff\"}")},
+			[]wantProblem{
+				{"t", "invalid_input_schema", "", "schema is not UTF-8 text, as JSON must be"},
+				{"t", "invalid_output_schema", "", "schema is not UTF-8 text, as JSON must be"},
+				{"t", "invalid_meta", "", "_meta must be a JSON object"},
+			}},
+		{"NUL and invalid UTF-8 in text", registry.Tool{Name: "t", InputSchema: okInput, Title: "bad\xff", Description: "a\x00b"},
+			[]wantProblem{
+				{"t", "invalid_text", "", "title contains a NUL character or bytes that are not UTF-8"},
+				{"t", "invalid_text", "", "description contains a NUL character or bytes that are not UTF-8"},
+			}},
 		{"name with a space", registry.Tool{Name: "get user", InputSchema: okInput},
 			[]wantProblem{{"get user", "invalid_name", "", `"get user" is not 1 to 128 characters of A-Z a-z 0-9 _ - .`}}},
 		{"empty name and no schema", registry.Tool{},
@@ -125,7 +137,7 @@ func TestDeclareAcceptsRealShapes(t *testing.T) {
 }
 
 func TestDeclareRefusesBadServerNames(t *testing.T) {
-	for _, server := range []string{"has space", "tab\there", strings.Repeat("s", 257)} {
+	for _, server := range []string{"has space", "tab\there", "nul\x00", "bad\xffutf8", strings.Repeat("s", 257)} {
 		_, err := registry.Declare(server, registry.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)})
 		var de *registry.DeclarationError
 		if !errors.As(err, &de) || len(de.Problems) != 1 || de.Problems[0].Code != registry.CodeInvalidServer {

@@ -43,12 +43,7 @@ type ResolvedTool struct {
 }
 
 // QualifiedName is "server/name", or the bare name without a server.
-func (t *ResolvedTool) QualifiedName() string {
-	if t.Server == "" {
-		return t.Name
-	}
-	return t.Server + "/" + t.Name
-}
+func (t *ResolvedTool) QualifiedName() string { return QualifiedName(t.Server, t.Name) }
 
 // Resolver finds the schemas of a tool by name: "server/tool", or a bare
 // tool name when exactly one server has it (else ErrAmbiguous). Version 0

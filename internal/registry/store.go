@@ -69,6 +69,12 @@ type Store interface {
 	// Freshness reports, for every composition, when it was last validated
 	// against when the tools it uses last changed.
 	Freshness(ctx context.Context) ([]Freshness, error)
+
+	// Watch registers fn to be told, after commit, of every change this
+	// store makes to how a tool resolves: a new version, a metadata update,
+	// a revival or a removal; never a no-op declaration. A Cache in front
+	// of the store passes its Invalidate here.
+	Watch(fn func(Change))
 }
 
 // ToolRecord is a tool's current declaration.

@@ -6,15 +6,19 @@ package revocation
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // MaxJTILen bounds a jti: typeward's are short; anything longer is not
 // one of its tokens.
 const MaxJTILen = 256
 
-// ErrInvalidJTI is returned for an empty or oversized jti.
-var ErrInvalidJTI = errors.New("revocation: jti is empty or longer than 256 bytes")
+// ErrInvalidJTI is returned for a jti no typeward token carries: empty,
+// longer than MaxJTILen, or not printable UTF-8 text.
+var ErrInvalidJTI = errors.New("revocation: jti is empty, longer than 256 bytes, or not printable text")
 
 // Store is the revocation list. Implementations: memory.Revocations,
 // postgres.Revocations; both pass storetest.RunRevocation. Every replica
@@ -25,12 +29,15 @@ type Store interface {
 	Revoke(ctx context.Context, jti string, expiresAt time.Time) error
 	// IsRevoked reports whether jti is recorded as revoked. A record past
 	// its expiry may still answer true until purged: its token is expired
-	// anyway.
+	// anyway. A jti ValidJTI refuses was never recorded: false.
 	IsRevoked(ctx context.Context, jti string) (bool, error)
 	// Purge removes records that expired at or before now and says how
 	// many it removed.
 	Purge(ctx context.Context, now time.Time) (int64, error)
 }
 
-// ValidJTI reports whether jti may be stored.
-func ValidJTI(jti string) bool { return jti != "" && len(jti) <= MaxJTILen }
+// ValidJTI reports whether jti may be stored: every store holds the same
+// jtis (Postgres text refuses NUL and invalid UTF-8).
+func ValidJTI(jti string) bool {
+	return jti != "" && len(jti) <= MaxJTILen && utf8.ValidString(jti) && !strings.ContainsFunc(jti, unicode.IsControl)
+}

@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -65,29 +66,83 @@ func lookup(v any, pointer string) (any, bool) {
 	return v, true
 }
 
+// findAnchor looks for an anchor where the validator does: in subschemas
+// only. A "$anchor" inside data (const, enum, default, examples) or an
+// unknown keyword names nothing; following it would check against the wrong
+// schema. Keys are visited in order so the answer never depends on map order.
 func findAnchor(v any, name, pointer string) (string, bool) {
-	switch v := v.(type) {
-	case map[string]any:
-		if a, ok := v["$anchor"].(string); ok && a == name {
-			return pointer, true
-		}
-		if a, ok := v["$dynamicAnchor"].(string); ok && a == name {
-			return pointer, true
-		}
-		if id, ok := v["$id"].(string); ok && id == "#"+name { // draft-07 anchors
-			return pointer, true
-		}
-		for k, e := range v {
-			if p, ok := findAnchor(e, name, pointer+"/"+escapeToken(k)); ok {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	if a, ok := obj["$anchor"].(string); ok && a == name {
+		return pointer, true
+	}
+	if a, ok := obj["$dynamicAnchor"].(string); ok && a == name {
+		return pointer, true
+	}
+	if id, ok := obj["$id"].(string); ok && id == "#"+name { // draft-07 anchors
+		return pointer, true
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		here := pointer + "/" + escapeToken(k)
+		switch anchorScope[k] {
+		case holdsSchema:
+			if p, ok := findAnchor(obj[k], name, here); ok {
 				return p, true
 			}
-		}
-	case []any:
-		for i, e := range v {
-			if p, ok := findAnchor(e, name, pointer+"/"+strconv.Itoa(i)); ok {
-				return p, true
+		case holdsSchemaList:
+			list, _ := obj[k].([]any)
+			for i, e := range list {
+				if p, ok := findAnchor(e, name, here+"/"+strconv.Itoa(i)); ok {
+					return p, true
+				}
+			}
+			if _, isList := obj[k].([]any); !isList && k == "items" {
+				if p, ok := findAnchor(obj[k], name, here); ok {
+					return p, true
+				}
+			}
+		case holdsSchemaMap:
+			m, _ := obj[k].(map[string]any)
+			names := make([]string, 0, len(m))
+			for n := range m {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			for _, n := range names {
+				if p, ok := findAnchor(m[n], name, here+"/"+escapeToken(n)); ok {
+					return p, true
+				}
 			}
 		}
 	}
 	return "", false
+}
+
+type schemaPosition uint8
+
+const (
+	notSchema schemaPosition = iota
+	holdsSchema
+	holdsSchemaList // items is a schema in 2020-12 and may be a list in draft-07
+	holdsSchemaMap
+)
+
+// anchorScope lists the keywords whose values are (or contain) subschemas.
+var anchorScope = map[string]schemaPosition{
+	"additionalProperties": holdsSchema, "unevaluatedProperties": holdsSchema,
+	"additionalItems": holdsSchema, "unevaluatedItems": holdsSchema,
+	"contains": holdsSchema, "propertyNames": holdsSchema, "not": holdsSchema,
+	"if": holdsSchema, "then": holdsSchema, "else": holdsSchema, "contentSchema": holdsSchema,
+	"items": holdsSchemaList, "prefixItems": holdsSchemaList,
+	"allOf": holdsSchemaList, "anyOf": holdsSchemaList, "oneOf": holdsSchemaList,
+	"$defs": holdsSchemaMap, "definitions": holdsSchemaMap, "properties": holdsSchemaMap,
+	"patternProperties": holdsSchemaMap, "dependentSchemas": holdsSchemaMap,
+	"dependencies": holdsSchemaMap,
 }

@@ -59,11 +59,16 @@ func TestReplicasShareOneDatabase(t *testing.T) {
 	if string(ka.body) != string(kb.body) || ka.header.Get("ETag") != kb.header.Get("ETag") {
 		t.Errorf("replicas publish different JWKS:\n%s\n%s", ka.body, kb.body)
 	}
-	// Revoked on a, inactive on b.
+	// Active on b until revoked on a, then inactive there.
+	var got map[string]any
+	b.postForm("/oauth2/introspect", c.ID, c.Secret, url.Values{"token": {tok.AccessToken}}).json(t, &got)
+	if got["active"] != true {
+		t.Fatalf("replica b does not see replica a's client's token as active: %v", got)
+	}
 	if r := a.postForm("/oauth2/revoke", c.ID, c.Secret, url.Values{"token": {tok.AccessToken}}); r.status != http.StatusOK {
 		t.Fatalf("revoke: %d", r.status)
 	}
-	var got map[string]any
+	got = nil
 	b.postForm("/oauth2/introspect", c.ID, c.Secret, url.Values{"token": {tok.AccessToken}}).json(t, &got)
 	if got["active"] != false {
 		t.Errorf("replica b still sees the revoked token active: %v", got)

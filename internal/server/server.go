@@ -124,7 +124,7 @@ func (s *Server) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	verifier, err := verify.New(verify.Config{Issuer: cfg.Issuer, AcceptAnyAudience: true, Keys: keySource{s.keyring}})
+	verifier, err := verify.New(verify.Config{Issuer: cfg.Issuer, AcceptAnyAudience: true, Keys: s.keyring})
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (s *Server) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	validator := composition.NewValidator(s.cache, definitions{st.registry}, compat.NewChecker())
+	validator := composition.NewValidator(s.cache, st.registry, compat.NewChecker())
 	svc := &oauth.Service{
 		Issuer: cfg.Issuer, Authenticator: auth, Validator: validator, Compositions: st.registry,
 		Minter: minter, Verifier: verifier, Revocations: st.revocations, Limiter: limiter,
@@ -221,9 +221,6 @@ func (f *changeFanout) Reset() {
 
 // Handler is the router.
 func (s *Server) Handler() http.Handler { return s.handler }
-
-// Metrics is the server's metrics.
-func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 
 // Keyring is the server's signing keyring.
 func (s *Server) Keyring() *keys.Keyring { return s.keyring }

@@ -2,9 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -105,30 +102,4 @@ func loadRegistryFile(ctx context.Context, reg registry.Store, path string) (int
 		}
 	}
 	return n, nil
-}
-
-// definitions gives the composition validator the stored compositions'
-// definitions.
-type definitions struct{ reg registry.Store }
-
-func (d definitions) Definition(ctx context.Context, name string) (json.RawMessage, error) {
-	c, err := d.reg.Composition(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	return c.Definition, nil
-}
-
-// keySource lets package verify check tokens against the keyring itself,
-// without fetching the JWKS over HTTP.
-type keySource struct{ ring *keys.Keyring }
-
-var errUnknownKey = errors.New("no published key with this kid")
-
-func (k keySource) Key(_ context.Context, kid string) (crypto.PublicKey, string, error) {
-	pub, alg, ok := k.ring.PublicKey(kid)
-	if !ok {
-		return nil, "", errUnknownKey
-	}
-	return pub, string(alg), nil
 }

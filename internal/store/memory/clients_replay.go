@@ -32,6 +32,9 @@ func NewAssertionReplay() *AssertionReplay {
 
 // Claim implements clients.ReplayStore.
 func (s *AssertionReplay) Claim(_ context.Context, clientID, jti string, expiresAt, now time.Time) error {
+	if !clients.ValidJTI(jti) {
+		return fmt.Errorf("client %q jti %q: %w", clientID, jti, clients.ErrInvalidJTI)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := replayKey{clientID, jti}

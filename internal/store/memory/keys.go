@@ -47,6 +47,17 @@ func (s *Keys) Rotate(_ context.Context, next keys.Record, r keys.Retirement) er
 	if _, ok := s.keys[next.KID]; ok {
 		return fmt.Errorf("key %s: %w", next.KID, keys.ErrConflict)
 	}
+	if !r.IfNewestCreated.IsZero() {
+		var newest time.Time
+		for _, k := range s.keys {
+			if k.CreatedAt.After(newest) {
+				newest = k.CreatedAt
+			}
+		}
+		if !newest.Equal(r.IfNewestCreated) {
+			return fmt.Errorf("key %s: %w", next.KID, keys.ErrRotatedMeanwhile)
+		}
+	}
 	for kid, old := range s.keys {
 		old.RetireAt = earliest(old.RetireAt, r.At)
 		old.ExpiresAt = earliest(old.ExpiresAt, r.ExpiresAt)

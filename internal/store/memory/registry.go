@@ -23,7 +23,9 @@ type Registry struct {
 	snapshots    map[string][]registry.Snapshot // by server, oldest first
 	lastSnapshot int64
 	compositions map[string]registry.Composition
-	watchers     []func(registry.Change)
+	// Watchers are called after every change to a tool's resolution,
+	// outside mu: how a registry.Cache in front of it stays current.
+	registry.Watchers
 }
 
 type toolKey struct{ server, name string }
@@ -45,25 +47,6 @@ func NewRegistry() *Registry {
 		servers:      map[string][]string{},
 		snapshots:    map[string][]registry.Snapshot{},
 		compositions: map[string]registry.Composition{},
-	}
-}
-
-// Watch calls fn after every change to a tool's resolution, outside the
-// registry's lock: how a registry.Cache in front of it stays current.
-func (r *Registry) Watch(fn func(registry.Change)) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.watchers = append(r.watchers, fn)
-}
-
-func (r *Registry) notify(changes []registry.Change) {
-	r.mu.RLock()
-	watchers := slices.Clone(r.watchers)
-	r.mu.RUnlock()
-	for _, c := range changes {
-		for _, fn := range watchers {
-			fn(c)
-		}
 	}
 }
 
@@ -118,7 +101,7 @@ func (r *Registry) DeclareTool(ctx context.Context, server string, tool registry
 	declared, changed := r.declareLocked(d, r.now())
 	r.mu.Unlock()
 	if changed {
-		r.notify([]registry.Change{{Server: server, Name: tool.Name, Version: declared.Version.Version}})
+		r.Notify([]registry.Change{{Server: server, Name: tool.Name, Version: declared.Version.Version}})
 	}
 	return declared, nil
 }

@@ -10,7 +10,7 @@ import (
 
 // ImportSnapshot implements registry.Store.
 func (r *Registry) ImportSnapshot(_ context.Context, server, source string, tools []registry.Tool) (registry.Snapshot, error) {
-	if err := registry.CheckServer(server); err != nil {
+	if err := registry.CheckImport(server, source); err != nil {
 		return registry.Snapshot{}, err
 	}
 	snap := registry.Snapshot{Server: server, Source: source, Digest: registry.SnapshotDigest(tools), Tools: cloneTools(tools)}
@@ -62,7 +62,7 @@ func (r *Registry) ApproveSnapshot(_ context.Context, server string, id int64) (
 	if err != nil {
 		return registry.Approval{}, err
 	}
-	r.notify(changes)
+	r.Notify(changes)
 	return approval, nil
 }
 

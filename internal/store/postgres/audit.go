@@ -95,14 +95,15 @@ func (s *Audit) flush() {
 	}
 }
 
-// write inserts a batch and tells each caller. A duplicate id fails the
-// whole INSERT, so then the rows are retried one by one: one bad record
-// must not fail its neighbours.
+// write inserts a batch and tells each caller. When Postgres refuses the
+// INSERT (a duplicate id, a value it cannot hold) the whole batch fails, so
+// then the rows are retried one by one: one bad record must not fail its
+// neighbours. A lost connection fails them all alike.
 func (s *Audit) write(batch []*pendingIssuance) {
 	ctx, cancel := context.WithTimeout(context.Background(), auditFlushTimeout)
 	defer cancel()
 	err := s.insert(ctx, batch)
-	if err != nil && len(batch) > 1 && isUniqueViolation(err) {
+	if _, refused := errors.AsType[*pgconn.PgError](err); refused && len(batch) > 1 {
 		for _, p := range batch {
 			p.done <- s.insert(ctx, []*pendingIssuance{p})
 		}
@@ -142,11 +143,6 @@ func (s *Audit) insert(ctx context.Context, batch []*pendingIssuance) error {
 	default:
 		return fmt.Errorf("audit append: %w", err)
 	}
-}
-
-func isUniqueViolation(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "23505"
 }
 
 // Query implements audit.Store with a keyset page over (at, id) descending.

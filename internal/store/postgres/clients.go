@@ -41,6 +41,9 @@ func (s *Clients) Create(ctx context.Context, c *clients.Client) error {
 
 // Get implements clients.Store.
 func (s *Clients) Get(ctx context.Context, id string) (*clients.Client, error) {
+	if !storable(id) {
+		return nil, fmt.Errorf("client %q: %w", id, clients.ErrNotFound)
+	}
 	rows, err := s.db.Pool.Query(ctx, `SELECT `+clientColumns+` FROM oauth_clients WHERE id = $1`, id)
 	if err != nil {
 		return nil, fmt.Errorf("get client %q: %w", id, err)
@@ -57,6 +60,9 @@ func (s *Clients) Get(ctx context.Context, id string) (*clients.Client, error) {
 
 // Update implements clients.Store.
 func (s *Clients) Update(ctx context.Context, c *clients.Client) error {
+	if !storable(c.ID) {
+		return fmt.Errorf("update client %q: %w", c.ID, clients.ErrNotFound)
+	}
 	tag, err := s.db.Pool.Exec(ctx, `UPDATE oauth_clients SET name = $2, auth_method = $3,
 		secret_hash = $4, jwks = $5, allowed_tools = $6, allowed_audiences = $7,
 		allowed_scopes = $8, disabled = $9 WHERE id = $1`,
@@ -87,6 +93,9 @@ func (s *Clients) List(ctx context.Context) ([]*clients.Client, error) {
 
 // Disable implements clients.Store.
 func (s *Clients) Disable(ctx context.Context, id string) error {
+	if !storable(id) {
+		return fmt.Errorf("disable client %q: %w", id, clients.ErrNotFound)
+	}
 	tag, err := s.db.Pool.Exec(ctx, `UPDATE oauth_clients SET disabled = true WHERE id = $1`, id)
 	if err != nil {
 		return fmt.Errorf("disable client %q: %w", id, err)

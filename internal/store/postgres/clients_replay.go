@@ -23,6 +23,9 @@ func NewAssertionReplay(db *DB) *AssertionReplay { return &AssertionReplay{db: d
 // or takes over an expired record, or affects no row (a replay). Two
 // replicas claiming the same jti at once serialise on the primary key.
 func (s *AssertionReplay) Claim(ctx context.Context, clientID, jti string, expiresAt, now time.Time) error {
+	if !clients.ValidJTI(jti) {
+		return fmt.Errorf("client %q jti %q: %w", clientID, jti, clients.ErrInvalidJTI)
+	}
 	tag, err := s.db.Pool.Exec(ctx, `INSERT INTO oauth_assertion_jtis (client_id, jti, expires_at)
 		VALUES ($1, $2, $3)
 		ON CONFLICT (client_id, jti) DO UPDATE SET expires_at = EXCLUDED.expires_at

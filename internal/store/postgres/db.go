@@ -4,8 +4,12 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -39,3 +43,23 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config) (*DB, error) {
 
 // Close releases every connection.
 func (db *DB) Close() { db.Pool.Close() }
+
+// storable reports whether Postgres text can hold every s: valid UTF-8
+// without NUL. A key it cannot hold was never stored, so a lookup by such
+// a key (a name from a URL or a request) answers "not found" at once
+// instead of passing the server an "invalid byte sequence" to fail on.
+func storable(ss ...string) bool {
+	for _, s := range ss {
+		if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// isUniqueViolation reports whether err is Postgres refusing a duplicate
+// key (SQLSTATE 23505, unique_violation): the stores' ErrConflict.
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}

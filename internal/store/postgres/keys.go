@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/typeward/typeward/internal/keys"
 )
@@ -53,6 +52,15 @@ func (s *Keys) Rotate(ctx context.Context, next keys.Record, r keys.Retirement) 
 		return err
 	}
 	err := s.locked(ctx, func(tx pgx.Tx) error {
+		if !r.IfNewestCreated.IsZero() {
+			var newest *time.Time
+			if err := tx.QueryRow(ctx, `SELECT max(created_at) FROM signing_keys`).Scan(&newest); err != nil {
+				return err
+			}
+			if newest == nil || !newest.Equal(r.IfNewestCreated) {
+				return fmt.Errorf("key %s: %w", next.KID, keys.ErrRotatedMeanwhile)
+			}
+		}
 		if _, err := tx.Exec(ctx, `INSERT INTO signing_keys (`+keyColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, recordArgs(&next)...); err != nil {
 			return err
@@ -63,13 +71,13 @@ func (s *Keys) Rotate(ctx context.Context, next keys.Record, r keys.Retirement) 
 			WHERE kid <> $1`, next.KID, r.At, r.ExpiresAt)
 		return err
 	})
-	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "23505" {
+	if isUniqueViolation(err) {
 		return fmt.Errorf("key %s: %w", next.KID, keys.ErrConflict)
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, keys.ErrRotatedMeanwhile) {
 		return fmt.Errorf("rotate keys: %w", err)
 	}
-	return nil
+	return err
 }
 
 // List implements keys.Store.

@@ -37,7 +37,15 @@ func migrate(ctx context.Context, db *DB, files fs.FS) ([]string, error) {
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(migrationLockKey)); err != nil {
 		return nil, fmt.Errorf("migrate: lock: %w", err)
 	}
-	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(migrationLockKey))
+	defer func() {
+		// The lock belongs to the session: a connection going back to the
+		// pool still holding it would block every other replica's
+		// migration, so when unlocking fails the connection is closed.
+		stop := context.WithoutCancel(ctx)
+		if _, err := conn.Exec(stop, "SELECT pg_advisory_unlock($1)", int64(migrationLockKey)); err != nil {
+			_ = conn.Conn().Close(stop)
+		}
+	}()
 
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		name       text PRIMARY KEY,

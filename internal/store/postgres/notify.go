@@ -86,14 +86,14 @@ func (l *Listener) session(ctx context.Context) (listened bool, err error) {
 		defer cancel()
 		_ = conn.Close(closeCtx)
 	}()
-	var schema *string
-	if err := conn.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+	var channel *string
+	if err := conn.QueryRow(ctx, "SELECT "+channelSQL, NotifyChannel).Scan(&channel); err != nil {
 		return false, err
 	}
-	if schema == nil {
+	if channel == nil {
 		return false, errors.New("no current schema: is search_path right?")
 	}
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{NotifyChannel + ":" + *schema}.Sanitize()); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{*channel}.Sanitize()); err != nil {
 		return false, err
 	}
 	// Changes committed before LISTEN took effect were never heard.

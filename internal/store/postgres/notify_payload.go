@@ -16,9 +16,24 @@ import (
 // "server/tool@version" (version 0: removed), never a schema.
 const NotifyChannel = "typeward_registry"
 
-// notifyChangeTx queues a change notification; Postgres delivers it at commit.
-func notifyChangeTx(ctx context.Context, tx pgx.Tx, c registry.Change) error {
-	_, err := tx.Exec(ctx, "SELECT pg_notify($1 || ':' || current_schema(), $2)", NotifyChannel, ChangePayload(c))
+// channelSQL computes the channel of the current schema, with NotifyChannel
+// as $1. A channel name longer than 63 bytes would be refused by pg_notify
+// but silently truncated by LISTEN, so a long schema name is replaced by
+// its md5. Both sides use this one expression, so they always agree.
+const channelSQL = `(SELECT CASE WHEN octet_length(c) <= 63 THEN c ELSE $1::text || ':' || md5(current_schema()) END
+	FROM (SELECT $1::text || ':' || current_schema() AS c) AS channel)`
+
+// notifyChangesTx queues one notification per change, in one round trip
+// however many tools an approval changed; Postgres delivers them at commit.
+func notifyChangesTx(ctx context.Context, tx pgx.Tx, changes []registry.Change) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	payloads := make([]string, len(changes))
+	for i, c := range changes {
+		payloads[i] = ChangePayload(c)
+	}
+	_, err := tx.Exec(ctx, "SELECT pg_notify("+channelSQL+", p) FROM unnest($2::text[]) WITH ORDINALITY AS u(p, n) ORDER BY n", NotifyChannel, payloads)
 	return err
 }
 

@@ -124,6 +124,21 @@ func TestReplicaCacheSeesAnotherReplicasUpdate(t *testing.T) {
 	}
 }
 
+// Postgres refuses channel names over 63 bytes in pg_notify and truncates
+// them in LISTEN: a long schema name must still carry changes.
+func TestReplicaHearsChangesInALongNamedSchema(t *testing.T) {
+	t.Parallel()
+	db, schemaName := pgtest.NewNamed(t, "tw_test_long_schema_name_past_the_limit_")
+	if len(postgres.NotifyChannel+":"+schemaName) <= 63 {
+		t.Fatalf("schema %q is too short to test the limit", schemaName)
+	}
+	a := postgres.NewRegistry(db)
+	b := startReplica(t, schemaName)
+	before := b.cache.Stats().Invalidations
+	declare(t, a, "srv", "search", inputV1)
+	eventually(t, "B hears the declaration", func() bool { return b.cache.Stats().Invalidations > before })
+}
+
 func TestListenerReconnectsAndDropsTheCache(t *testing.T) {
 	t.Parallel()
 	db, schemaName := pgtest.New(t)

@@ -3,8 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -16,35 +14,14 @@ import (
 // schemas on every call; put a registry.Cache in front of it and keep the
 // cache current with a Listener.
 type Registry struct {
-	db *DB
-
-	mu       sync.Mutex
-	watchers []func(registry.Change)
+	db                *DB
+	registry.Watchers // told of every change this replica commits, before the NOTIFY comes back
 }
 
 var _ registry.Store = (*Registry)(nil)
 
 // NewRegistry returns the registry stored in db (migrated).
 func NewRegistry(db *DB) *Registry { return &Registry{db: db} }
-
-// Watch calls fn after every change this replica commits, without waiting
-// for the notification to come back through the listener.
-func (r *Registry) Watch(fn func(registry.Change)) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.watchers = append(r.watchers, fn)
-}
-
-func (r *Registry) committed(changes []registry.Change) {
-	r.mu.Lock()
-	watchers := slices.Clone(r.watchers)
-	r.mu.Unlock()
-	for _, c := range changes {
-		for _, fn := range watchers {
-			fn(c)
-		}
-	}
-}
 
 // inTx runs fn in a transaction and tells the watchers what it changed
 // once committed.
@@ -56,17 +33,12 @@ func (r *Registry) inTx(ctx context.Context, fn func(tx pgx.Tx) ([]registry.Chan
 		if err != nil {
 			return err
 		}
-		for _, c := range changes {
-			if err := notifyChangeTx(ctx, tx, c); err != nil {
-				return err
-			}
-		}
-		return nil
+		return notifyChangesTx(ctx, tx, changes)
 	})
 	if err != nil {
 		return err
 	}
-	r.committed(changes)
+	r.Notify(changes)
 	return nil
 }
 

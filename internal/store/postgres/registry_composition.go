@@ -19,18 +19,31 @@ func (r *Registry) PutComposition(ctx context.Context, name string, definition j
 	if err != nil {
 		return registry.Composition{}, err
 	}
-	_, err = r.db.Pool.Exec(ctx, `
-		INSERT INTO compositions (name, definition, digest) VALUES ($1, $2, $3)
-		ON CONFLICT (name) DO UPDATE SET definition = EXCLUDED.definition, digest = EXCLUDED.digest, updated_at = now()
-		WHERE compositions.digest <> EXCLUDED.digest`, name, string(definition), digest)
+	// One transaction, so that the answer is this write and not a
+	// concurrent writer's.
+	var stored []registry.Composition
+	err = pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `
+			INSERT INTO compositions (name, definition, digest) VALUES ($1, $2, $3)
+			ON CONFLICT (name) DO UPDATE SET definition = EXCLUDED.definition, digest = EXCLUDED.digest, updated_at = now()
+			WHERE compositions.digest <> EXCLUDED.digest`, name, string(definition), digest)
+		if err != nil {
+			return err
+		}
+		stored, err = queryCompositions(ctx, tx, `WHERE c.name = $1`, name)
+		return err
+	})
 	if err != nil {
 		return registry.Composition{}, fmt.Errorf("composition %s: %w", name, err)
 	}
-	return r.Composition(ctx, name)
+	return stored[0], nil
 }
 
 // Composition implements registry.Store.
 func (r *Registry) Composition(ctx context.Context, name string) (registry.Composition, error) {
+	if !storable(name) {
+		return registry.Composition{}, compositionNotFound(name)
+	}
 	list, err := queryCompositions(ctx, r.db.Pool, `WHERE c.name = $1`, name)
 	if err != nil {
 		return registry.Composition{}, err
@@ -86,6 +99,9 @@ func queryCompositions(ctx context.Context, q toolQuerier, where string, args ..
 
 // RecordValidation implements registry.Store.
 func (r *Registry) RecordValidation(ctx context.Context, name string, v registry.Validation) error {
+	if !storable(name) {
+		return compositionNotFound(name)
+	}
 	return pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
 		var digest string
 		err := tx.QueryRow(ctx, `SELECT digest FROM compositions WHERE name = $1 FOR UPDATE`, name).Scan(&digest)
@@ -186,6 +202,9 @@ func compositionNotFound(name string) error {
 
 // Definition implements registry.Store.
 func (r *Registry) Definition(ctx context.Context, name string) (json.RawMessage, error) {
+	if !storable(name) {
+		return nil, compositionNotFound(name)
+	}
 	var def string
 	err := r.db.Pool.QueryRow(ctx, `SELECT definition::text FROM compositions WHERE name = $1`, name).Scan(&def)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -15,7 +15,7 @@ import (
 
 // ImportSnapshot implements registry.Store.
 func (r *Registry) ImportSnapshot(ctx context.Context, server, source string, tools []registry.Tool) (registry.Snapshot, error) {
-	if err := registry.CheckServer(server); err != nil {
+	if err := registry.CheckImport(server, source); err != nil {
 		return registry.Snapshot{}, err
 	}
 	if tools == nil {
@@ -61,6 +61,9 @@ func scanSnapshot(row pgx.Row) (registry.Snapshot, error) {
 
 // Snapshot implements registry.Store.
 func (r *Registry) Snapshot(ctx context.Context, server string, id int64) (registry.Snapshot, error) {
+	if !storable(server) {
+		return registry.Snapshot{}, snapshotNotFound(server, id)
+	}
 	s, err := scanSnapshot(r.db.Pool.QueryRow(ctx, snapshotSelect+` WHERE server = $1 AND id = $2`, server, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, snapshotNotFound(server, id)
@@ -70,6 +73,9 @@ func (r *Registry) Snapshot(ctx context.Context, server string, id int64) (regis
 
 // ApprovedSnapshot implements registry.Store.
 func (r *Registry) ApprovedSnapshot(ctx context.Context, server string) (registry.Snapshot, error) {
+	if !storable(server) {
+		return registry.Snapshot{}, fmt.Errorf("server %q: no approved snapshot: %w", server, registry.ErrNotFound)
+	}
 	s, err := scanSnapshot(r.db.Pool.QueryRow(ctx, snapshotSelect+`
 		WHERE server = $1 AND approved_at IS NOT NULL ORDER BY id DESC LIMIT 1`, server))
 	if errors.Is(err, pgx.ErrNoRows) {

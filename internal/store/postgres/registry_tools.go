@@ -28,6 +28,9 @@ func scanToolVersion(row pgx.Row) (registry.ToolVersion, error) {
 
 // findToolID resolves a name to the id of a current tool.
 func findToolID(ctx context.Context, q toolQuerier, name string) (int64, error) {
+	if !storable(name) {
+		return 0, registry.NotFound(name)
+	}
 	if server, tool, ok := registry.SplitName(name); ok {
 		var id int64
 		err := q.QueryRow(ctx, `SELECT id FROM tools WHERE server = $1 AND name = $2 AND removed_at IS NULL`, server, tool).Scan(&id)
@@ -84,7 +87,7 @@ func (r *Registry) ResolveTool(ctx context.Context, name string, version int) (*
 // ToolVersion implements registry.Store, in one round trip: every current
 // tool of that name comes back, and PickServer chooses.
 func (r *Registry) ToolVersion(ctx context.Context, name string, version int) (registry.ToolVersion, error) {
-	if version < 0 {
+	if version < 0 || !storable(name) {
 		return registry.ToolVersion{}, fmt.Errorf("tool %s version %d: %w", name, version, registry.ErrNotFound)
 	}
 	server, tool, qualified := registry.SplitName(name)

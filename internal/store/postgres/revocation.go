@@ -34,6 +34,9 @@ func (s *Revocations) Revoke(ctx context.Context, jti string, expiresAt time.Tim
 
 // IsRevoked implements revocation.Store.
 func (s *Revocations) IsRevoked(ctx context.Context, jti string) (bool, error) {
+	if !revocation.ValidJTI(jti) {
+		return false, nil // never recorded
+	}
 	var revoked bool
 	err := s.db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM oauth_revoked_tokens WHERE jti = $1)`, jti).Scan(&revoked)
 	if err != nil {

@@ -55,6 +55,36 @@ func RunAudit(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		}
 	})
 
+	// A denial records what the client sent, which may be anything: text
+	// no store can hold is replaced, never a reason to lose the record.
+	t.Run("UnstorableTextIsReplaced", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		tools := []string{"ok", "nul\x00"}
+		rec := &audit.Issuance{ID: "r\x00", Time: auditEpoch, ClientID: "a\x00b\xff", Outcome: audit.Denied,
+			Reason: "bad_secret", Tools: tools, Audience: "https://r\xfe"}
+		if err := s.Append(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		if tools[1] != "nul\x00" {
+			t.Errorf("Append changed the caller's tools to %q", tools)
+		}
+		for _, id := range []string{"a\uFFFDb\uFFFD", "a\x00b\xff"} {
+			page, err := s.Query(ctx, audit.Query{ClientID: id})
+			if err != nil || len(page.Items) != 1 {
+				t.Fatalf("query by client id %q found %d records, %v; want 1", id, len(page.Items), err)
+			}
+		}
+		page, err := s.Query(ctx, audit.Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := page.Items[0]
+		if got.ID != "r\uFFFD" || got.Audience != "https://r\uFFFD" || !slices.Equal(got.Tools, []string{"ok", "nul\uFFFD"}) {
+			t.Errorf("stored %+v", got)
+		}
+	})
+
 	t.Run("AppendAssignsIDAndRejectsBadRecords", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
-	"sync"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,6 +109,23 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 			t.Fatal(err)
 		}
 		sameClient(t, got, orig)
+	})
+
+	t.Run("IDsNoStoreCanHoldAreNotFound", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ctx := context.Background()
+		for _, id := range []string{"a\x00b", "\xff"} {
+			if _, err := s.Get(ctx, id); !errors.Is(err, clients.ErrNotFound) {
+				t.Errorf("Get(%q) = %v, want ErrNotFound", id, err)
+			}
+			if err := s.Disable(ctx, id); !errors.Is(err, clients.ErrNotFound) {
+				t.Errorf("Disable(%q) = %v, want ErrNotFound", id, err)
+			}
+			if err := s.Update(ctx, secretClient(id, 0)); !errors.Is(err, clients.ErrNotFound) {
+				t.Errorf("Update(%q) = %v, want ErrNotFound", id, err)
+			}
+		}
 	})
 
 	t.Run("UnknownIsNotFound", func(t *testing.T) {
@@ -228,25 +245,7 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 	t.Run("ConcurrentCreateOfOneIDHasOneWinner", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		const n = 8
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() { errs[i] = s.Create(ctx, secretClient("race", 0)) })
-		}
-		wg.Wait()
-		wins := 0
-		for _, err := range errs {
-			switch {
-			case err == nil:
-				wins++
-			case !errors.Is(err, clients.ErrConflict):
-				t.Errorf("loser err = %v, want ErrConflict", err)
-			}
-		}
-		if wins != 1 {
-			t.Errorf("%d creates won, want 1", wins)
-		}
+		exactlyOneWins(t, 8, clients.ErrConflict, func(int) error { return s.Create(ctx, secretClient("race", 0)) })
 	})
 }
 
@@ -255,6 +254,19 @@ func RunAssertionReplay(t *testing.T, newStore func(t *testing.T) clients.Replay
 	ctx := context.Background()
 	now := clientsEpoch
 	exp := now.Add(5 * time.Minute)
+
+	t.Run("InvalidJTIIsRefused", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		for _, jti := range []string{"", strings.Repeat("j", 257), "a\x00b", "\xff"} {
+			if err := s.Claim(ctx, "c1", jti, exp, now); !errors.Is(err, clients.ErrInvalidJTI) {
+				t.Errorf("Claim(%q) = %v, want ErrInvalidJTI", jti, err)
+			}
+		}
+		if err := s.Claim(ctx, "c1", strings.Repeat("j", 256), exp, now); err != nil {
+			t.Errorf("a 256-byte jti: %v", err)
+		}
+	})
 
 	t.Run("SecondClaimIsReplay", func(t *testing.T) {
 		t.Parallel()
@@ -309,24 +321,6 @@ func RunAssertionReplay(t *testing.T, newStore func(t *testing.T) clients.Replay
 	t.Run("ConcurrentClaimsHaveOneWinner", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		const n = 8
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() { errs[i] = s.Claim(ctx, "c", "contended", exp, now) })
-		}
-		wg.Wait()
-		wins := 0
-		for _, err := range errs {
-			switch {
-			case err == nil:
-				wins++
-			case !errors.Is(err, clients.ErrReplayed):
-				t.Errorf("loser err = %v, want ErrReplayed", err)
-			}
-		}
-		if wins != 1 {
-			t.Errorf("%d claims won, want exactly 1", wins)
-		}
+		exactlyOneWins(t, 8, clients.ErrReplayed, func(int) error { return s.Claim(ctx, "c", "contended", exp, now) })
 	})
 }

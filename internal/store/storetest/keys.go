@@ -20,6 +20,7 @@ func RunKeys(t *testing.T, newStore func(t *testing.T) keys.Store) {
 	t.Run("RotateRetiresOthers", func(t *testing.T) { t.Parallel(); keysRotate(t, newStore(t)) })
 	t.Run("RotateConflict", func(t *testing.T) { t.Parallel(); keysRotateConflict(t, newStore(t)) })
 	t.Run("RotateConcurrent", func(t *testing.T) { t.Parallel(); keysRotateConcurrent(t, newStore(t)) })
+	t.Run("RotateConditional", func(t *testing.T) { t.Parallel(); keysRotateConditional(t, newStore(t)) })
 	t.Run("InvalidRecord", func(t *testing.T) { t.Parallel(); keysInvalid(t, newStore(t)) })
 	t.Run("ListOrderAndCopies", func(t *testing.T) { t.Parallel(); keysListOrder(t, newStore(t)) })
 	t.Run("Prune", func(t *testing.T) { t.Parallel(); keysPrune(t, newStore(t)) })
@@ -206,6 +207,33 @@ func keysRotateConcurrent(t *testing.T, s keys.Store) {
 	}
 	if len(got) != n+1 || len(open) != 1 {
 		t.Fatalf("after %d concurrent rotations: %d keys, unretired %v; want %d keys, one unretired", n, len(got), open, n+1)
+	}
+}
+
+// A conditional rotation happens only while the newest key is the one the
+// caller saw; two callers that saw the same key make one rotation.
+func keysRotateConditional(t *testing.T, s keys.Store) {
+	ctx := context.Background()
+	k0 := keyRecord("k0", 0)
+	if _, err := s.InsertFirst(ctx, k0); err != nil {
+		t.Fatal(err)
+	}
+	exactlyOneWins(t, 8, keys.ErrRotatedMeanwhile, func(i int) error {
+		rec := keyRecord(fmt.Sprintf("k%d", i+1), 15*time.Minute)
+		rec.CreatedAt = keysBase.Add(time.Second)
+		return s.Rotate(ctx, rec, keys.Retirement{At: rec.ActivateAt, ExpiresAt: rec.ActivateAt.Add(time.Hour), IfNewestCreated: k0.CreatedAt})
+	})
+	got := mustList(t, s)
+	if len(got) != 2 {
+		t.Fatalf("%d keys are stored (%v), want 2: one rotation", len(got), kids(got))
+	}
+	if got[0].KID != "k0" || got[0].RetireAt.IsZero() {
+		t.Errorf("first key %+v, want k0 retired by the winning rotation", got[0])
+	}
+	// A condition that still holds rotates.
+	next := keyRecord("k99", 30*time.Minute)
+	if err := s.Rotate(ctx, next, keys.Retirement{At: next.ActivateAt, ExpiresAt: next.ActivateAt, IfNewestCreated: keysBase.Add(time.Second)}); err != nil {
+		t.Errorf("Rotate conditional on the newest key: %v", err)
 	}
 }
 

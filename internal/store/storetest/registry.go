@@ -32,6 +32,9 @@ func RunRegistry(t *testing.T, newStore func(t *testing.T) registry.Store) {
 		{"SnapshotWithProblemsIsRefusedWhole", testRefusedSnapshot},
 		{"CompositionsAreStoredAndChecked", testCompositions},
 		{"CompositionsGoStaleWhenTheirToolsChange", testStaleness},
+		{"WatchersHearEveryCommittedChangeOnce", testWatch},
+		{"CallersCannotReachStoredState", testCopies},
+		{"NamesNoStoreCanHoldAreNotFound", testUnstorableNames},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -167,6 +170,29 @@ func testRefusedDeclaration(t *testing.T, s registry.Store) {
 	want := []string{registry.CodeInvalidName, registry.CodeNonObjectInputSchema, registry.CodeInvalidOutputSchema}
 	if !slices.Equal(codes, want) {
 		t.Errorf("problem codes = %v, want %v", codes, want)
+	}
+	// Text a database cannot hold is refused alike by every store, never
+	// passed on to fail there.
+	for _, tc := range []struct {
+		server string
+		tool   registry.Tool
+		code   string
+	}{
+		{"srv", registry.Tool{Name: "nul", Description: "a\x00b", InputSchema: json.RawMessage(schemaV1)}, registry.CodeInvalidText},
+		{"srv", registry.Tool{Name: "utf8", Title: "\xff", InputSchema: json.RawMessage(schemaV1)}, registry.CodeInvalidText},
+		{"srv\xff", tool("server", schemaV1), registry.CodeInvalidServer},
+		{"srv", tool("schema_utf8", "{\"type\":\"object\",\"description\":\"\xff\"}"), registry.CodeInvalidInputSchema},
+	} {
+		_, err := s.DeclareTool(ctx, tc.server, tc.tool)
+		if !errors.As(err, &de) || len(de.Problems) != 1 || de.Problems[0].Code != tc.code {
+			t.Errorf("declare %q/%s: %v, want one %s problem", tc.server, tc.tool.Name, err, tc.code)
+		}
+	}
+	if _, err := s.ImportSnapshot(ctx, "srv\x00", "", nil); !errors.Is(err, registry.ErrInvalidDeclaration) {
+		t.Errorf("snapshot of a server named with a NUL: %v, want ErrInvalidDeclaration", err)
+	}
+	if _, err := s.ImportSnapshot(ctx, "srv", "file\x00.json", nil); !errors.Is(err, registry.ErrInvalidDeclaration) {
+		t.Errorf("snapshot from a source named with a NUL: %v, want ErrInvalidDeclaration", err)
 	}
 	tools, err := s.ListTools(ctx)
 	if err != nil || len(tools) != 0 {
@@ -370,6 +396,32 @@ func testSnapshots(t *testing.T, s registry.Store) {
 		}
 	}
 
+	// Snapshots keep every declaration byte for byte, as declarations do:
+	// whitespace, key order, and characters JSON encoders like to escape.
+	verbatim := registry.Tool{Name: "verbatim", Description: "a <b> & c",
+		InputSchema:  json.RawMessage("{ \"type\" : \"object\",\n \"description\": \"x < y & z\" }"),
+		OutputSchema: json.RawMessage(`{"type":"object", "title":"<out>"}`), Annotations: json.RawMessage(`{ "readOnlyHint" : true }`)}
+	snap3, err := s.ImportSnapshot(ctx, "verbatim_srv", "", []registry.Tool{verbatim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := s.Snapshot(ctx, "verbatim_srv", snap3.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got3 := stored.Tools[0]
+	if string(got3.InputSchema) != string(verbatim.InputSchema) || string(got3.OutputSchema) != string(verbatim.OutputSchema) ||
+		string(got3.Annotations) != string(verbatim.Annotations) || got3.Description != verbatim.Description {
+		t.Errorf("snapshot rewrote the declaration:\n got %s %s %s\nwant %s %s %s",
+			got3.InputSchema, got3.OutputSchema, got3.Annotations, verbatim.InputSchema, verbatim.OutputSchema, verbatim.Annotations)
+	}
+	if _, err := s.ApproveSnapshot(ctx, "verbatim_srv", snap3.ID); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.ToolVersion(ctx, "verbatim_srv/verbatim", 1); err != nil || string(v.InputSchema) != string(verbatim.InputSchema) {
+		t.Errorf("approved version input = %s, %v; want it verbatim %s", v.InputSchema, err, verbatim.InputSchema)
+	}
+
 	// A removed tool declared again comes back with its history.
 	back := mustDeclare(t, s, "srv", tool("c_gone", schemaV1))
 	if back.Created || back.Version.Version != 1 {
@@ -427,6 +479,7 @@ func testCompositions(t *testing.T, s registry.Store) {
 		{"ok", `[1]`},
 		{"ok", `{"a":`},
 		{"ok", ``},
+		{"ok", "{\"a\":\"\xff\"}"},
 	} {
 		_, err := s.PutComposition(ctx, bad.name, json.RawMessage(bad.def))
 		wantErr(t, err, registry.ErrInvalidComposition)
@@ -557,6 +610,114 @@ func testStaleness(t *testing.T, s registry.Store) {
 		t.Fatal(err)
 	}
 	assertStale(t, s, "never", "pins", "uses_fetch", "uses_search")
+}
+
+func testWatch(t *testing.T, s registry.Store) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var heard []string
+	s.Watch(func(c registry.Change) {
+		mu.Lock()
+		defer mu.Unlock()
+		heard = append(heard, fmt.Sprintf("%s@%d", registry.QualifiedName(c.Server, c.Name), c.Version))
+	})
+	mustDeclare(t, s, "srv", tool("search", schemaV1))          // new: version 1
+	mustDeclare(t, s, "srv", tool("search", schemaV1Respelled)) // no-op: silent
+	meta := tool("search", schemaV1)
+	meta.Title = "Search"
+	mustDeclare(t, s, "srv", meta)                     // metadata: same version
+	mustDeclare(t, s, "srv", tool("search", schemaV2)) // version 2
+	mustDeclare(t, s, "srv", tool("gone", schemaV1))
+	if _, err := s.DeclareTool(ctx, "srv", registry.Tool{Name: "bad name"}); err == nil {
+		t.Fatal("a refused declaration was accepted")
+	}
+	snap, err := s.ImportSnapshot(ctx, "srv", "", []registry.Tool{tool("search", schemaV2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ApproveSnapshot(ctx, "srv", snap.ID); err != nil { // search unchanged, gone removed
+		t.Fatal(err)
+	}
+	if _, err := s.PutComposition(ctx, "c", json.RawMessage(`{}`)); err != nil { // not a tool change
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"srv/search@1", "srv/search@1", "srv/search@2", "srv/gone@1", "srv/gone@0"}
+	if !slices.Equal(heard, want) {
+		t.Errorf("watchers heard %v, want %v", heard, want)
+	}
+}
+
+// Values a store returns are the caller's: changing them changes nothing
+// stored.
+func testCopies(t *testing.T, s registry.Store) {
+	ctx := context.Background()
+	tl := tool("search", schemaV1)
+	tl.Annotations = json.RawMessage(`{"readOnlyHint":true}`)
+	d := mustDeclare(t, s, "srv", tl)
+	tl.InputSchema[0], tl.Annotations[0] = 'X', 'X'
+	d.Version.InputSchema[0] = 'X'
+	rec, err := s.Tool(ctx, "srv/search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Declaration.InputSchema[0], rec.Declaration.Annotations[0] = 'X', 'X'
+	versions, err := s.ListVersions(ctx, "srv/search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions[0].InputSchema[0] = 'X'
+	snap, err := s.ImportSnapshot(ctx, "srv", "", []registry.Tool{tool("search", schemaV1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.Tools[0].InputSchema[0] = 'X'
+	c, err := s.PutComposition(ctx, "c", json.RawMessage(definition))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Definition[0] = 'X'
+
+	rec, err = s.Tool(ctx, "srv/search")
+	if err != nil || string(rec.Declaration.InputSchema) != schemaV1 || string(rec.Declaration.Annotations) != `{"readOnlyHint":true}` {
+		t.Errorf("stored tool = %s %s, %v; callers' edits leaked in", rec.Declaration.InputSchema, rec.Declaration.Annotations, err)
+	}
+	if v, err := s.ToolVersion(ctx, "srv/search", 1); err != nil || string(v.InputSchema) != schemaV1 {
+		t.Errorf("stored version = %s, %v; callers' edits leaked in", v.InputSchema, err)
+	}
+	if got, err := s.Snapshot(ctx, "srv", snap.ID); err != nil || string(got.Tools[0].InputSchema) != schemaV1 {
+		t.Errorf("stored snapshot = %+v, %v; callers' edits leaked in", got.Tools, err)
+	}
+	if def, err := s.Definition(ctx, "c"); err != nil || string(def) != definition {
+		t.Errorf("stored definition = %s, %v; callers' edits leaked in", def, err)
+	}
+}
+
+// A name from a URL or a request may hold NUL or bytes that are not UTF-8:
+// no such tool, snapshot or composition can exist.
+func testUnstorableNames(t *testing.T, s registry.Store) {
+	ctx := context.Background()
+	mustDeclare(t, s, "srv", tool("search", schemaV1))
+	lookups := map[string]func(name string) error{
+		"ResolveTool":      func(n string) error { _, err := s.ResolveTool(ctx, n, 0); return err },
+		"Tool":             func(n string) error { _, err := s.Tool(ctx, n); return err },
+		"ToolVersion":      func(n string) error { _, err := s.ToolVersion(ctx, n, 1); return err },
+		"ListVersions":     func(n string) error { _, err := s.ListVersions(ctx, n); return err },
+		"Snapshot":         func(n string) error { _, err := s.Snapshot(ctx, n, 1); return err },
+		"ApprovedSnapshot": func(n string) error { _, err := s.ApprovedSnapshot(ctx, n); return err },
+		"ApproveSnapshot":  func(n string) error { _, err := s.ApproveSnapshot(ctx, n, 1); return err },
+		"Composition":      func(n string) error { _, err := s.Composition(ctx, n); return err },
+		"Definition":       func(n string) error { _, err := s.Definition(ctx, n); return err },
+		"RecordValidation": func(n string) error { return s.RecordValidation(ctx, n, registry.Validation{}) },
+	}
+	for _, name := range []string{"sea\x00rch", "srv\x00/search", "srv/se\xffarch", "\xff"} {
+		for method, lookup := range lookups {
+			if err := lookup(name); !errors.Is(err, registry.ErrNotFound) {
+				t.Errorf("%s(%q) = %v, want ErrNotFound", method, name, err)
+			}
+		}
+	}
 }
 
 func assertStale(t *testing.T, s registry.Store, want ...string) {

@@ -81,9 +81,12 @@ func RunRevocation(t *testing.T, newStore func(t *testing.T) revocation.Store) {
 	t.Run("InvalidJTI", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		for _, jti := range []string{"", strings.Repeat("x", revocation.MaxJTILen+1)} {
+		for _, jti := range []string{"", strings.Repeat("x", revocation.MaxJTILen+1), "a\x00b", "\xff"} {
 			if err := s.Revoke(ctx, jti, now); !errors.Is(err, revocation.ErrInvalidJTI) {
-				t.Errorf("revoke %d-byte jti: err = %v, want ErrInvalidJTI", len(jti), err)
+				t.Errorf("revoke jti %q: err = %v, want ErrInvalidJTI", jti, err)
+			}
+			if got, err := s.IsRevoked(ctx, jti); got || err != nil {
+				t.Errorf("IsRevoked(%q) = %v, %v; want false", jti, got, err)
 			}
 		}
 		if err := s.Revoke(ctx, strings.Repeat("x", revocation.MaxJTILen), now); err != nil {

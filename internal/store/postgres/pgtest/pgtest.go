@@ -31,6 +31,12 @@ func URL() string {
 // loudly, or fails when TYPEWARD_REQUIRE_DB=1 (as in CI).
 func New(t testing.TB) (*postgres.DB, string) {
 	t.Helper()
+	return NewNamed(t, "tw_test_")
+}
+
+// NewNamed is New with a schema named prefix and a random suffix.
+func NewNamed(t testing.TB, prefix string) (*postgres.DB, string) {
+	t.Helper()
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, URL())
 	if err != nil {
@@ -43,8 +49,8 @@ func New(t testing.TB) (*postgres.DB, string) {
 
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	name := "tw_test_" + hex.EncodeToString(b[:])
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+name); err != nil {
+	name := prefix + hex.EncodeToString(b[:])
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{name}.Sanitize()); err != nil {
 		t.Fatalf("create schema: %v", err)
 	}
 	t.Cleanup(func() {
@@ -54,7 +60,7 @@ func New(t testing.TB) (*postgres.DB, string) {
 			return
 		}
 		defer c.Close(context.Background())
-		if _, err := c.Exec(context.Background(), "DROP SCHEMA "+name+" CASCADE"); err != nil {
+		if _, err := c.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err != nil {
 			t.Errorf("drop schema %s: %v", name, err)
 		}
 	})

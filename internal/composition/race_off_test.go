@@ -1,0 +1,5 @@
+//go:build !race
+
+package composition
+
+const raceEnabled = false

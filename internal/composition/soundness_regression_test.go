@@ -1,0 +1,121 @@
+package composition
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/typeward/typeward/internal/compat"
+	"github.com/typeward/typeward/internal/schema"
+)
+
+// mappingIssues validates one edge gen/src -> gen/tgt whose tools have the
+// given output and input schemas.
+func mappingIssues(t *testing.T, output, input, mapping, extra string) []compat.Issue {
+	t.Helper()
+	out, err := schema.Parse([]byte(output))
+	if err != nil {
+		t.Fatalf("output schema: %v", err)
+	}
+	in, err := schema.Parse([]byte(input))
+	if err != nil {
+		t.Fatalf("input schema: %v", err)
+	}
+	tools := fixedTools{
+		"gen/src": {Server: "gen", Name: "src", Version: 1, Input: in, Output: out},
+		"gen/tgt": {Server: "gen", Name: "tgt", Version: 1, Input: in, Output: out},
+	}
+	c, err := Parse([]byte(fmt.Sprintf(`{"nodes":[{"id":"a","tool":"gen/src"},{"id":"b","tool":"gen/tgt"}],
+		"edges":[{"from":"a","to":"b","map":%s%s}]}`, mapping, extra)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewValidator(tools, nil, nil).Validate(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Issues
+}
+
+// TestMappingSoundnessRegressions pins the mappings a red-team pass found
+// called clean although the source could produce a value the target field
+// rejects (each checked against the real validator), with the issue list
+// the validator now gives.
+func TestMappingSoundnessRegressions(t *testing.T) {
+	const ab = "gen/src gen/tgt a->b"
+	const anyInput = `{"type":"object","properties":{"f":{"type":"integer"}}}`
+	tests := []struct {
+		name                          string
+		output, input, mapping, extra string
+		want                          []string
+	}{
+		// [{"a":null,"c":"y"}] projects to an array with no value for b.
+		{name: "a hole in a projection matters to an optional target field",
+			output:  `{"type":"array","items":{"type":"object","properties":{"b":{"type":"integer"}}}}`,
+			input:   `{"type":"object","properties":{"f":{"type":"array","items":{"type":"integer"}}}}`,
+			mapping: `{"$[].b":"f"}`,
+			want:    []string{"warning may_be_missing " + ab + " $[].b->f"}},
+		{name: "per item, an absent field only leaves an optional target unset",
+			output:  `{"type":"array","items":{"type":"object","properties":{"b":{"type":"integer"}}}}`,
+			input:   `{"type":"object","properties":{"f":{"type":"integer"}}}`,
+			mapping: `{"$[].b":"f"}`, extra: `,"each":true`},
+		// draft-07 ignores unevaluatedProperties: {"zz":"s"} is valid.
+		{name: "draft-07 unevaluatedProperties does not type an undeclared source field",
+			output:  `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"f":{}},"unevaluatedProperties":{"type":"integer"}}`,
+			input:   anyInput,
+			mapping: `{"zz":"f"}`,
+			want:    []string{"error unknown_source_field " + ab + " zz->f"}},
+		// {"f":"s"} matches the first branch, which evaluates f.
+		{name: "source unevaluatedProperties beside a union does not type the field",
+			output:  `{"type":"object","anyOf":[{"properties":{"f":{"type":"string"}}},{"properties":{"g":{}}}],"unevaluatedProperties":{"type":"integer"}}`,
+			input:   anyInput,
+			mapping: `{"f":"f"}`,
+			want:    []string{"warning undeclared_property " + ab + " f->f", "error type_mismatch " + ab + " f->f"}},
+		// The input's $dynamicRef makes f an integer.
+		{name: "target $dynamicRef is not followed",
+			output:  `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
+			input:   `{"$dynamicRef":"#meta","$defs":{"m":{"$dynamicAnchor":"meta","properties":{"f":{"type":"integer"}}}},"type":"object","properties":{"f":{}}}`,
+			mapping: `{"f":"f"}`,
+			want:    []string{"warning cannot_prove " + ab + " f->f"}},
+		// With x given, {"f":"s","x":1} is rejected.
+		{name: "target dependencies with a schema is not followed",
+			output:  `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
+			input:   `{"type":"object","properties":{"f":{},"x":{}},"dependencies":{"x":{"properties":{"f":{"type":"integer"}}}}}`,
+			mapping: `{"f":"f"}`,
+			want:    []string{"warning cannot_prove " + ab + " f->f"}},
+		{name: "target dependencies with only name lists constrains no value",
+			output:  `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
+			input:   `{"type":"object","properties":{"f":{},"x":{}},"dependencies":{"x":["f"]}}`,
+			mapping: `{"f":"f"}`},
+		// A parent's properties do not count as evaluated for a subschema's
+		// unevaluatedProperties: the input rejects every f.
+		{name: "target unevaluatedProperties false in a subschema forbids the field",
+			output:  `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
+			input:   `{"type":"object","properties":{"f":{}},"allOf":[{"unevaluatedProperties":false}]}`,
+			mapping: `{"f":"f"}`,
+			want:    []string{"error unknown_target_field " + ab + " f->f"}},
+		{name: "target unevaluatedProperties false beside an allOf that names the field",
+			output:  `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
+			input:   `{"type":"object","allOf":[{"properties":{"f":{"type":"string"}}}],"unevaluatedProperties":false}`,
+			mapping: `{"f":"f"}`},
+		// {"b":{"kind":"p","zz":true}}: the p shape is open and zz is any value.
+		{name: "an open union branch may carry the field undeclared",
+			output: `{"type":"object","properties":{"b":{"anyOf":[
+				{"type":"object","properties":{"kind":{"const":"p"}},"required":["kind"]},
+				{"type":"object","properties":{"kind":{"const":"q"}},"patternProperties":{"^z":{"type":"null"}},"required":["kind"]}]}},"required":["b"]}`,
+			input:   `{"type":"object","properties":{"f":{"type":["string","null"]}}}`,
+			mapping: `{"b.zz":"f"}`, extra: `,"optional":true`,
+			want: []string{"warning undeclared_property " + ab + " b.zz->f"}},
+		{name: "a closed union branch without the field only makes it missing",
+			output: `{"type":"object","properties":{"b":{"anyOf":[
+				{"type":"object","properties":{"kind":{"const":"p"}},"required":["kind"],"additionalProperties":false},
+				{"type":"object","properties":{"kind":{"const":"q"},"zz":{"type":"null"}},"required":["kind"]}]}},"required":["b"]}`,
+			input:   `{"type":"object","properties":{"f":{"type":["string","null"]}}}`,
+			mapping: `{"b.zz":"f"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assertIssues(t, mappingIssues(t, tc.output, tc.input, tc.mapping, tc.extra), tc.want)
+		})
+	}
+}

@@ -1,0 +1,4 @@
+package postgres
+
+// MigrateFiles is Migrate over other migration files, for tests.
+var MigrateFiles = migrate
