@@ -38,7 +38,8 @@ type JWKSOptions struct {
 	// Cache-Control max-age. DefaultJWKSMaxAge when zero. A max-age above
 	// MaxJWKSMaxAge is capped.
 	DefaultMaxAge time.Duration
-	Now           func() time.Time
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
 }
 
 // JWKS is a cache of the authorization server's JSON Web Key Set, fetched

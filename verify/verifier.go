@@ -39,11 +39,15 @@ type Config struct {
 	// AcceptAnyAudience skips the audience check. Only the authorization
 	// server itself (introspection) has a reason to set it.
 	AcceptAnyAudience bool
-	// JWKSURL is where typeward publishes its keys; Verify builds a JWKS
-	// cache on it with HTTPClient. Ignored when Keys is set.
-	JWKSURL    string
+	// JWKSURL is where typeward publishes its keys
+	// (https://typeward.example.com/.well-known/jwks.json); New builds a
+	// JWKS cache on it. Ignored when Keys is set.
+	JWKSURL string
+	// HTTPClient fetches JWKSURL; http.DefaultClient when nil. Each fetch
+	// is bounded to 10 seconds whatever the client.
 	HTTPClient *http.Client
-	// Keys overrides JWKSURL.
+	// Keys, when set, supplies the keys instead of JWKSURL: a JWKS cache
+	// shared by several Verifiers, or keys the router was given.
 	Keys KeySource
 	// Algorithms allowed; DefaultAlgorithms when empty. Only asymmetric
 	// algorithms may be listed.

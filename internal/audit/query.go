@@ -22,6 +22,9 @@ var ErrInvalidQuery = errors.New("audit: invalid query")
 
 var errBadCursor = fmt.Errorf("%w: malformed pagination cursor", ErrInvalidQuery)
 
+// ErrDuplicateID is wrapped by Append for a record whose id is stored.
+var ErrDuplicateID = errors.New("record id already exists")
+
 // Query selects issuances, newest first. Zero fields do not filter.
 type Query struct {
 	ClientID string
@@ -43,7 +46,8 @@ type Page struct {
 // Store is the issuance log. Implementations: memory.Audit, postgres.Audit;
 // both pass storetest.RunAudit.
 type Store interface {
-	// Append records rec (after Normalize, whose id and time it keeps).
+	// Append records rec (after Normalize, whose id and time it keeps). An
+	// id already stored is ErrDuplicateID and stores nothing.
 	Append(ctx context.Context, rec *Issuance) error
 	// Query returns one page, ordered by time then id, newest first. The
 	// keyset cursor makes pages stable while records are appended.

@@ -13,10 +13,12 @@ const maxToolPatternLen = 256
 // ("server/tool", or a bare name for a tool without a server):
 //
 //	"*"          every tool
-//	"server/*"   every tool of that server (anything after "server/")
+//	"server/*"   every tool of that server, and of no other
 //	"db_query"   exactly that name
 //
-// Matching is case-sensitive, as MCP tool names are.
+// Server names may hold "/", tool names never do, so "github/*" does not
+// reach the tools of a server named "github/enterprise". Matching is
+// case-sensitive, as MCP tool names are.
 func MatchTool(pattern, name string) bool {
 	switch {
 	case name == "":
@@ -24,8 +26,9 @@ func MatchTool(pattern, name string) bool {
 	case pattern == "*":
 		return true
 	case strings.HasSuffix(pattern, "/*"):
-		prefix := pattern[:len(pattern)-1] // keeps the "/"
-		return len(name) > len(prefix) && strings.HasPrefix(name, prefix)
+		// The server is what precedes the last "/": a tool name is after it.
+		i := strings.LastIndexByte(name, '/')
+		return i >= 0 && i < len(name)-1 && name[:i] == pattern[:len(pattern)-2]
 	default:
 		return pattern == name
 	}

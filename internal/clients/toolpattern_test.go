@@ -24,6 +24,8 @@ func TestMatchTool(t *testing.T) {
 		{"github/*", "githubx/search", false},
 		{"github/*", "gitlab/search", false},
 		{"github/*", "other/github/x", false},
+		{"github/*", "github/enterprise/deploy", false}, // another server's tool
+		{"modelcontextprotocol/*", "modelcontextprotocol/servers:git/git_status", false},
 		{"modelcontextprotocol/servers:git/*", "modelcontextprotocol/servers:git/git_status", true},
 		{"modelcontextprotocol/servers:git/*", "modelcontextprotocol/servers:gitx/git_status", false},
 		{"github/search", "github/search", true},

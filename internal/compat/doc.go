@@ -31,6 +31,8 @@
 //   - pattern and format are proven only by the same keyword in the source;
 //     otherwise cannot_prove (format also in 2020-12, where the validator
 //     treats it as an annotation: typeward is stricter than the validator).
+//     A 2020-12 source's format proves nothing to a draft-07 target, which
+//     asserts it: the source's values were never checked.
 //   - Keywords the validator ignores (annotations, vendor x-… keywords) are
 //     ignored; validating keywords that are not modeled ($dynamicRef,
 //     $recursiveRef, unevaluated* beside in-place applicators) are

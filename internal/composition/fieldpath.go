@@ -18,7 +18,8 @@ type fieldProblem struct {
 }
 
 // hazard is a way the source value may not be there: a parent that is not
-// required, may be null, or may not be an object (or an array).
+// required, may be null, or may not be an object (or an array); or may be
+// there undescribed, in an open union branch that does not declare it.
 type hazard struct {
 	code    string // may_be_missing, may_be_null or undeclared_property
 	pointer string
@@ -111,9 +112,7 @@ func (r *sourceResolver) from(start int, cur []string, iterating bool, split map
 			return f, &fieldProblem{code: CodeUnknownSourceField, pointer: prop.forbidden, msg: fmt.Sprintf("output has no field %s: %s forbids it", field, prop.forbidden)}
 		}
 		if !prop.declared {
-			p := &fieldProblem{code: CodeUnknownSourceField, pointer: pointer, msg: fmt.Sprintf("output has no field %s", field)}
-			p.open = types&typeObject != 0
-			return f, p
+			return f, &fieldProblem{code: CodeUnknownSourceField, pointer: pointer, msg: fmt.Sprintf("output has no field %s", field), open: types&typeObject != 0}
 		}
 		if !prop.required {
 			f.noteMissing(first(prop.ptrs), fmt.Sprintf("%s is not required", field))
@@ -125,7 +124,8 @@ func (r *sourceResolver) from(start int, cur []string, iterating bool, split map
 }
 
 // split follows step i into every non-null branch of a union. Branches
-// without the field make it may-be-missing; when none has it, it is unknown.
+// without the field make it may-be-missing, and an open one (which may still
+// carry it, with any value) undeclared; when none has it, it is unknown.
 func (r *sourceResolver) split(f sourceField, i int, cur []string, iterating bool, split map[string]bool, union string) (sourceField, *fieldProblem) {
 	here := Path{Steps: r.path.Steps[:i]}.String()
 	field := Path{Steps: r.path.Steps[:i+1]}.String()
@@ -162,9 +162,7 @@ func (r *sourceResolver) split(f sourceField, i int, cur []string, iterating boo
 		f.alts = append(f.alts, alt)
 	}
 	if len(f.alts) == 0 {
-		p := &fieldProblem{code: CodeUnknownSourceField, pointer: union, msg: fmt.Sprintf("output has no field %s: no shape of %s has it", field, here)}
-		p.open = open != ""
-		return f, p
+		return f, &fieldProblem{code: CodeUnknownSourceField, pointer: union, msg: fmt.Sprintf("output has no field %s: no shape of %s has it", field, here), open: open != ""}
 	}
 	if open != "" {
 		// An open shape may carry the field undeclared, with any value:
@@ -247,32 +245,56 @@ func resolveTarget(v schemaView, p Path) (targetField, *fieldProblem) {
 }
 
 // unfollowedConstraint finds a keyword that may constrain a property
-// without the resolver seeing it: a union whose branches describe
-// properties, not, if/then/else, dependentSchemas (or draft-07's
-// dependencies), $dynamicRef.
+// without the resolver seeing it: a union whose branches may constrain
+// fields, not, if/then/else, dependentSchemas (or draft-07's dependencies),
+// $dynamicRef.
 func (v schemaView) unfollowedConstraint(x expansion, here string) *fieldProblem {
 	for _, u := range x.unions {
 		branches, _ := v.at(u).([]any)
 		for i := range branches {
-			for _, atom := range v.expand([]string{fmt.Sprintf("%s/%d", u, i)}).atoms {
-				obj := v.object(atom)
-				for _, kw := range []string{"properties", "patternProperties", "additionalProperties", "unevaluatedProperties"} {
-					if _, ok := obj[kw]; ok {
-						return &fieldProblem{code: compat.CodeCannotProve, pointer: u, msg: fmt.Sprintf("input %s is a union whose branches constrain its fields differently", here)}
-					}
-				}
+			if v.mayConstrainFields(v.expand([]string{fmt.Sprintf("%s/%d", u, i)})) {
+				return &fieldProblem{code: compat.CodeCannotProve, pointer: u, msg: fmt.Sprintf("input %s is a union whose branches constrain its fields differently", here)}
 			}
 		}
 	}
 	for _, atom := range x.atoms {
-		obj := v.object(atom)
-		for _, kw := range []string{"not", "if", "dependentSchemas", "dependencies", "$dynamicRef", "$recursiveRef"} {
-			if _, ok := obj[kw]; ok && (kw != "dependencies" || hasDependentSchema(obj[kw])) {
-				return &fieldProblem{code: compat.CodeCannotProve, pointer: atom + "/" + kw, msg: fmt.Sprintf("input %s uses %s, which the path resolver does not follow", here, kw)}
-			}
+		if kw := unfollowedKeyword(v.object(atom)); kw != "" {
+			return &fieldProblem{code: compat.CodeCannotProve, pointer: atom + "/" + kw, msg: fmt.Sprintf("input %s uses %s, which the path resolver does not follow", here, kw)}
 		}
 	}
 	return nil
+}
+
+// mayConstrainFields tells whether a union branch may say anything about
+// the object's fields: directly, through a keyword the resolver does not
+// follow, or through a union of its own.
+func (v schemaView) mayConstrainFields(x expansion) bool {
+	if len(x.unions) > 0 {
+		return true
+	}
+	for _, atom := range x.atoms {
+		obj := v.object(atom)
+		for _, kw := range []string{"properties", "patternProperties", "additionalProperties", "unevaluatedProperties"} {
+			if _, ok := obj[kw]; ok {
+				return true
+			}
+		}
+		if unfollowedKeyword(obj) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// unfollowedKeyword names the first keyword of obj that may constrain a
+// property in a way the path resolver does not follow, or "".
+func unfollowedKeyword(obj map[string]any) string {
+	for _, kw := range []string{"not", "if", "dependentSchemas", "dependencies", "$dynamicRef", "$recursiveRef"} {
+		if _, ok := obj[kw]; ok && (kw != "dependencies" || hasDependentSchema(obj[kw])) {
+			return kw
+		}
+	}
+	return ""
 }
 
 // hasDependentSchema tells whether draft-07 dependencies holds a schema (a

@@ -432,6 +432,9 @@ func (g *outputGen) trial(out map[string]any, steps []Step) mappingTrial {
 		// resolve whichever dialect it was written in.
 		in["$defs"], in["definitions"] = defs, defs
 	}
+	if g.chance(0.2) {
+		in["$schema"] = "http://json-schema.org/draft-07/schema#"
+	}
 	tr.input = in
 	return tr
 }
@@ -462,6 +465,16 @@ func (g *outputGen) holder(field any, required bool, defs map[string]any) map[st
 	case 7:
 		defs["holder"] = h
 		h = map[string]any{"$ref": "#/$defs/holder"}
+	case 8, 9:
+		// A union of shapes, one of which constrains f, here or under not;
+		// the other needs a member the mapping does not write.
+		var extra any
+		_ = json.Unmarshal([]byte(genTargets[g.rnd.IntN(len(genTargets))]), &extra)
+		shape := map[string]any{"properties": map[string]any{"f": numbers(extra)}}
+		if g.chance(0.5) {
+			shape = map[string]any{"not": map[string]any{"properties": map[string]any{"f": numbers(extra)}, "required": []any{"f"}}}
+		}
+		h["anyOf"] = []any{shape, map[string]any{"required": []any{"zz"}}}
 	}
 	if required {
 		h["required"] = []any{"f"}

@@ -98,6 +98,22 @@ func TestMappingSoundnessRegressions(t *testing.T) {
 			output:  `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
 			input:   `{"type":"object","allOf":[{"properties":{"f":{"type":"string"}}}],"unevaluatedProperties":false}`,
 			mapping: `{"f":"f"}`},
+		// {"f":"s"} without zz matches neither branch: the first one's not
+		// refuses a string f.
+		{name: "a target union branch with not constrains the field",
+			output:  `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
+			input:   `{"type":"object","properties":{"f":{}},"anyOf":[{"not":{"properties":{"f":{"type":"string"}},"required":["f"]}},{"required":["zz"]}]}`,
+			mapping: `{"f":"f"}`,
+			want:    []string{"warning cannot_prove " + ab + " f->f"}},
+		{name: "a target union branch with a nested union constrains the field",
+			output:  `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
+			input:   `{"type":"object","properties":{"f":{}},"anyOf":[{"anyOf":[{"properties":{"f":{"type":"integer"}}},{"required":["y"]}]},{"required":["zz"]}]}`,
+			mapping: `{"f":"f"}`,
+			want:    []string{"warning cannot_prove " + ab + " f->f"}},
+		{name: "a target union of required lists does not constrain the value",
+			output:  `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
+			input:   `{"type":"object","properties":{"f":{"type":"string"},"y":{}},"anyOf":[{"required":["f"]},{"required":["y"]}]}`,
+			mapping: `{"f":"f"}`},
 		// {"b":{"kind":"p","zz":true}}: the p shape is open and zz is any value.
 		{name: "an open union branch may carry the field undeclared",
 			output: `{"type":"object","properties":{"b":{"anyOf":[

@@ -85,7 +85,7 @@ func (c *Catalog) ResolveTool(_ context.Context, name string, version int) (*Res
 		qualified[i] = t.QualifiedName()
 	}
 	slices.Sort(qualified)
-	return nil, Ambiguous(name, qualified)
+	return nil, ambiguous(name, qualified)
 }
 
 func (c *Catalog) refusedBare(name string) *RefusedToolError {

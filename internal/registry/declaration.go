@@ -311,18 +311,6 @@ func CheckServer(server string) error {
 	return nil
 }
 
-// CheckImport checks what ImportSnapshot stores besides the tools, which are
-// kept as given and checked on approval: the server name and the source.
-func CheckImport(server, source string) error {
-	if err := CheckServer(server); err != nil {
-		return err
-	}
-	if !utf8.ValidString(source) || strings.ContainsRune(source, 0) {
-		return &DeclarationError{Problems: []Problem{{Code: CodeInvalidText, Message: "snapshot source contains a NUL character or bytes that are not UTF-8"}}}
-	}
-	return nil
-}
-
 func absentOrObject(raw json.RawMessage) bool {
 	if absent(raw) {
 		return true

@@ -27,9 +27,9 @@ func SplitName(name string) (server, tool string, qualified bool) {
 // NotFound wraps ErrNotFound for a tool name.
 func NotFound(name string) error { return fmt.Errorf("tool %s: %w", name, ErrNotFound) }
 
-// Ambiguous is the ErrAmbiguous error for a bare name declared by several
+// ambiguous is the ErrAmbiguous error for a bare name declared by several
 // servers, naming them (sorted by the caller).
-func Ambiguous(name string, qualified []string) error {
+func ambiguous(name string, qualified []string) error {
 	return fmt.Errorf("tool %s: %w: declared by %s; name one as server/tool", name, ErrAmbiguous, strings.Join(qualified, ", "))
 }
 
@@ -50,5 +50,5 @@ func PickServer(name string, servers []string) (string, error) {
 	for i, s := range servers {
 		qualified[i] = QualifiedName(s, name)
 	}
-	return "", Ambiguous(name, qualified)
+	return "", ambiguous(name, qualified)
 }

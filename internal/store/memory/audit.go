@@ -44,7 +44,7 @@ func (s *Audit) Append(_ context.Context, rec *audit.Issuance) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.ids[rec.ID]; ok {
-		return fmt.Errorf("audit: record %q already exists", rec.ID)
+		return fmt.Errorf("audit: record %q: %w", rec.ID, audit.ErrDuplicateID)
 	}
 	if len(s.records) >= s.capacity {
 		drop := max(1, s.capacity/10) // amortises the copy

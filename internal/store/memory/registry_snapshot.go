@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -10,10 +11,16 @@ import (
 
 // ImportSnapshot implements registry.Store.
 func (r *Registry) ImportSnapshot(_ context.Context, server, source string, tools []registry.Tool) (registry.Snapshot, error) {
-	if err := registry.CheckImport(server, source); err != nil {
+	list, err := registry.EncodeImport(server, source, tools)
+	if err != nil {
 		return registry.Snapshot{}, err
 	}
-	snap := registry.Snapshot{Server: server, Source: source, Digest: registry.SnapshotDigest(tools), Tools: cloneTools(tools)}
+	// Kept as Postgres keeps it: the encoded list, decoded on the way out.
+	var stored []registry.Tool
+	if err := json.Unmarshal(list, &stored); err != nil {
+		return registry.Snapshot{}, fmt.Errorf("snapshot of %q: %w", server, err)
+	}
+	snap := registry.Snapshot{Server: server, Source: source, Digest: registry.SnapshotDigest(tools), Tools: stored}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.lastSnapshot++

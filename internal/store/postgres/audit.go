@@ -139,7 +139,7 @@ func (s *Audit) insert(ctx context.Context, batch []*pendingIssuance) error {
 	case err == nil:
 		return nil
 	case isUniqueViolation(err) && len(batch) == 1:
-		return fmt.Errorf("audit: record %q already exists", batch[0].rec.ID)
+		return fmt.Errorf("audit: record %q: %w", batch[0].rec.ID, audit.ErrDuplicateID)
 	default:
 		return fmt.Errorf("audit append: %w", err)
 	}

@@ -2,8 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,45 +38,4 @@ func BenchmarkAuditAppend(b *testing.B) {
 			}
 		}
 	})
-}
-
-// Concurrent appends are group-committed; a duplicate id among them fails
-// alone, and every other record is stored.
-func TestAuditGroupCommit(t *testing.T) {
-	t.Parallel()
-	db, _ := pgtest.New(t)
-	s := postgres.NewAudit(db)
-	ctx := context.Background()
-	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	if err := s.Append(ctx, &audit.Issuance{ID: "taken", Time: at, ClientID: "c", Outcome: audit.Issued}); err != nil {
-		t.Fatal(err)
-	}
-	const n = 200
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		id := fmt.Sprintf("r%03d", i)
-		if i == 100 {
-			id = "taken"
-		}
-		wg.Go(func() {
-			errs[i] = s.Append(ctx, &audit.Issuance{ID: id, Time: at.Add(time.Duration(i) * time.Millisecond), ClientID: "c", Outcome: audit.Denied})
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if (err != nil) != (i == 100) {
-			t.Errorf("append %d: err = %v", i, err)
-		}
-	}
-	if errs[100] == nil || errs[100].Error() != `audit: record "taken" already exists` {
-		t.Errorf("duplicate: err = %v", errs[100])
-	}
-	page, err := s.Query(ctx, audit.Query{Outcome: audit.Denied, Limit: audit.MaxLimit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(page.Items) != n-1 {
-		t.Errorf("stored %d denied records, want %d", len(page.Items), n-1)
-	}
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/typeward/typeward/internal/keys"
 )
 
-// keysLockKey serialises key writes across replicas (a transaction-scoped
-// advisory lock): "twkeys" read as ASCII.
-const keysLockKey = 0x74776b657973
+// keysLock serialises key writes across replicas (a transaction-scoped
+// advisory lock), keyed by schema like migrationLock.
+const keysLock = `hashtextextended('typeward keys ' || coalesce(current_schema(), ''), 0)`
 
 // Keys is the Postgres keys.Store, on the signing_keys table.
 type Keys struct {
@@ -108,7 +108,7 @@ func (s *Keys) Prune(ctx context.Context, t time.Time) (int, error) {
 // statement in f sees every key another replica wrote before it.
 func (s *Keys) locked(ctx context.Context, f func(pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(keysLockKey)); err != nil {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock("+keysLock+")"); err != nil {
 			return err
 		}
 		return f(tx)

@@ -12,9 +12,10 @@ import (
 	"github.com/typeward/typeward/migrations"
 )
 
-// migrationLockKey serialises migrations across replicas starting at once.
-// Any constant works; this one is "typeward" read as ASCII.
-const migrationLockKey = 0x7479706577617264
+// migrationLock is the session advisory lock that serialises migrations
+// across replicas starting at once. It is keyed by the schema migrated, so
+// deployments in other schemas of the database do not wait for each other.
+const migrationLock = `hashtextextended('typeward migrate ' || coalesce(current_schema(), ''), 0)`
 
 // Migrate applies every migration not yet recorded, each in its own
 // transaction, under a session advisory lock. It returns the names applied.
@@ -34,7 +35,7 @@ func migrate(ctx context.Context, db *DB, files fs.FS) ([]string, error) {
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(migrationLockKey)); err != nil {
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock("+migrationLock+")"); err != nil {
 		return nil, fmt.Errorf("migrate: lock: %w", err)
 	}
 	defer func() {
@@ -42,7 +43,7 @@ func migrate(ctx context.Context, db *DB, files fs.FS) ([]string, error) {
 		// pool still holding it would block every other replica's
 		// migration, so when unlocking fails the connection is closed.
 		stop := context.WithoutCancel(ctx)
-		if _, err := conn.Exec(stop, "SELECT pg_advisory_unlock($1)", int64(migrationLockKey)); err != nil {
+		if _, err := conn.Exec(stop, "SELECT pg_advisory_unlock("+migrationLock+")"); err != nil {
 			_ = conn.Conn().Close(stop)
 		}
 	}()

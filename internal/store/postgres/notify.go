@@ -3,12 +3,14 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/typeward/typeward/internal/registry"
 )
@@ -22,7 +24,10 @@ type Invalidator interface {
 // Listener hears the registry changes every replica commits and passes
 // them to an Invalidator. Its connection is its own, outside the pool.
 // When the connection is lost it reconnects with exponential backoff and
-// resets the Invalidator, since notifications sent meanwhile are lost.
+// resets the Invalidator, since notifications sent meanwhile are lost: at
+// the loss, after every failed attempt, and once listening again. So while
+// it cannot listen, nothing the cache serves is older than MaxBackoff plus
+// one bounded connection attempt (listenTimeout).
 type Listener struct {
 	db     *DB
 	target Invalidator
@@ -30,24 +35,29 @@ type Listener struct {
 
 	// MinBackoff and MaxBackoff bound the wait between reconnections.
 	MinBackoff, MaxBackoff time.Duration
+	// Heartbeat is how long the listener waits for a notification before
+	// it pings its connection: one dropped without a FIN or RST (a NAT or
+	// load balancer forgetting it) would otherwise go unnoticed until TCP
+	// keepalive gives up, minutes later, with every change unheard.
+	Heartbeat time.Duration
 
 	connects atomic.Uint64
-	received atomic.Uint64
 }
+
+// listenTimeout bounds one attempt to connect and LISTEN: a dropped route
+// would otherwise hold it for as long as TCP retries.
+const listenTimeout = 5 * time.Second
 
 // NewListener returns a listener for db's registry; start it with Run.
 func NewListener(db *DB, target Invalidator, log *slog.Logger) *Listener {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Listener{db: db, target: target, log: log, MinBackoff: 100 * time.Millisecond, MaxBackoff: 10 * time.Second}
+	return &Listener{db: db, target: target, log: log, MinBackoff: 100 * time.Millisecond, MaxBackoff: 10 * time.Second, Heartbeat: 30 * time.Second}
 }
 
 // Connects counts successful LISTENs (the first and every reconnection).
 func (l *Listener) Connects() uint64 { return l.connects.Load() }
-
-// Received counts notifications handled.
-func (l *Listener) Received() uint64 { return l.received.Load() }
 
 // Run listens until ctx ends; it returns ctx's error.
 func (l *Listener) Run(ctx context.Context) error {
@@ -61,6 +71,9 @@ func (l *Listener) Run(ctx context.Context) error {
 		if listened {
 			backoff = floor
 		}
+		// Changes made meanwhile go unheard: forget what may be stale
+		// now rather than at the reconnection, however late that comes.
+		l.target.Reset()
 		l.log.Warn("registry listener: connection lost, reconnecting", "error", err, "backoff", backoff)
 		// Jittered, so that replicas cut off together do not all come back
 		// at the same instant.
@@ -77,7 +90,9 @@ func (l *Listener) Run(ctx context.Context) error {
 // session connects, listens and handles notifications until the
 // connection fails; listened reports whether LISTEN took effect.
 func (l *Listener) session(ctx context.Context) (listened bool, err error) {
-	conn, err := pgx.ConnectConfig(ctx, l.db.Pool.Config().ConnConfig.Copy())
+	setup, cancel := context.WithTimeout(ctx, listenTimeout)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(setup, l.db.Pool.Config().ConnConfig.Copy())
 	if err != nil {
 		return false, err
 	}
@@ -87,24 +102,23 @@ func (l *Listener) session(ctx context.Context) (listened bool, err error) {
 		_ = conn.Close(closeCtx)
 	}()
 	var channel *string
-	if err := conn.QueryRow(ctx, "SELECT "+channelSQL, NotifyChannel).Scan(&channel); err != nil {
+	if err := conn.QueryRow(setup, "SELECT "+channelSQL, NotifyChannel).Scan(&channel); err != nil {
 		return false, err
 	}
 	if channel == nil {
 		return false, errors.New("no current schema: is search_path right?")
 	}
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{*channel}.Sanitize()); err != nil {
+	if _, err := conn.Exec(setup, "LISTEN "+pgx.Identifier{*channel}.Sanitize()); err != nil {
 		return false, err
 	}
 	// Changes committed before LISTEN took effect were never heard.
 	l.target.Reset()
 	l.connects.Add(1)
 	for {
-		n, err := conn.WaitForNotification(ctx)
+		n, err := l.wait(ctx, conn)
 		if err != nil {
 			return true, err
 		}
-		l.received.Add(1)
 		change, err := ParseChangePayload(n.Payload)
 		if err != nil {
 			// Not ours to understand: forget everything rather than guess.
@@ -113,5 +127,26 @@ func (l *Listener) session(ctx context.Context) (listened bool, err error) {
 			continue
 		}
 		l.target.Invalidate(change)
+	}
+}
+
+// wait waits for the next notification, pinging the connection after
+// every Heartbeat of silence. A timed-out wait leaves the connection
+// usable (pgx interrupts the read with a deadline, not by closing).
+func (l *Listener) wait(ctx context.Context, conn *pgx.Conn) (*pgconn.Notification, error) {
+	heartbeat := max(l.Heartbeat, time.Millisecond)
+	for {
+		waitCtx, cancel := context.WithTimeout(ctx, heartbeat)
+		n, err := conn.WaitForNotification(waitCtx)
+		cancel()
+		if err == nil || ctx.Err() != nil || !pgconn.Timeout(err) {
+			return n, err
+		}
+		pingCtx, cancel := context.WithTimeout(ctx, listenTimeout)
+		err = conn.Ping(pingCtx)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("heartbeat: %w", err)
+		}
 	}
 }

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/store/postgres"
@@ -21,7 +24,7 @@ type replica struct {
 	listener *postgres.Listener
 }
 
-func startReplica(t *testing.T, schemaName string) *replica {
+func startReplica(t *testing.T, schemaName string, tune ...func(*postgres.Listener)) *replica {
 	t.Helper()
 	db := pgtest.Open(t, schemaName)
 	r := &replica{store: postgres.NewRegistry(db)}
@@ -29,6 +32,9 @@ func startReplica(t *testing.T, schemaName string) *replica {
 	r.store.Watch(r.cache.Invalidate)
 	r.listener = postgres.NewListener(db, r.cache, nil)
 	r.listener.MinBackoff = 10 * time.Millisecond
+	for _, f := range tune {
+		f(r.listener)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -124,6 +130,21 @@ func TestReplicaCacheSeesAnotherReplicasUpdate(t *testing.T) {
 	}
 }
 
+// A heartbeat after every silence leaves the connection listening.
+func TestListenerHeartbeatKeepsListening(t *testing.T) {
+	t.Parallel()
+	db, schemaName := pgtest.New(t)
+	a := postgres.NewRegistry(db)
+	b := startReplica(t, schemaName, func(l *postgres.Listener) { l.Heartbeat = time.Millisecond })
+	time.Sleep(20 * time.Millisecond) // many heartbeats
+	before := b.cache.Stats().Invalidations
+	declare(t, a, "srv", "search", inputV1)
+	eventually(t, "B hears the declaration after heartbeats", func() bool { return b.cache.Stats().Invalidations > before })
+	if n := b.listener.Connects(); n != 1 {
+		t.Errorf("listener connected %d times, want once: a heartbeat must not cost the connection", n)
+	}
+}
+
 // Postgres refuses channel names over 63 bytes in pg_notify and truncates
 // them in LISTEN: a long schema name must still carry changes.
 func TestReplicaHearsChangesInALongNamedSchema(t *testing.T) {
@@ -209,4 +230,39 @@ func FuzzParseChangePayload(f *testing.F) {
 			t.Fatalf("%q parsed to %+v, which re-encodes to %+v, %v", payload, c, again, err)
 		}
 	})
+}
+
+// countingInvalidator counts resets.
+type countingInvalidator struct{ resets atomic.Int64 }
+
+func (c *countingInvalidator) Invalidate(registry.Change) {}
+func (c *countingInvalidator) Reset()                     { c.resets.Add(1) }
+
+// While the listener cannot connect, it drops the cache after every failed
+// attempt: what the cache serves is never older than the backoff.
+func TestListenerDropsTheCacheWhileDisconnected(t *testing.T) {
+	t.Parallel()
+	cfg, err := pgxpool.ParseConfig("postgres://nobody@127.0.0.1:1/none?connect_timeout=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg) // connects lazily
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	target := &countingInvalidator{}
+	l := postgres.NewListener(&postgres.DB{Pool: pool}, target, nil)
+	l.MinBackoff, l.MaxBackoff = time.Millisecond, 5*time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- l.Run(ctx) }()
+	eventually(t, "three resets without a connection", func() bool { return target.resets.Load() >= 3 })
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Run = %v, want context.Canceled", err)
+	}
+	if l.Connects() != 0 {
+		t.Errorf("connected %d times to a closed port", l.Connects())
+	}
 }

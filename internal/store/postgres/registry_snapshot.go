@@ -15,15 +15,9 @@ import (
 
 // ImportSnapshot implements registry.Store.
 func (r *Registry) ImportSnapshot(ctx context.Context, server, source string, tools []registry.Tool) (registry.Snapshot, error) {
-	if err := registry.CheckImport(server, source); err != nil {
-		return registry.Snapshot{}, err
-	}
-	if tools == nil {
-		tools = []registry.Tool{}
-	}
-	list, err := json.Marshal(tools)
+	list, err := registry.EncodeImport(server, source, tools)
 	if err != nil {
-		return registry.Snapshot{}, fmt.Errorf("snapshot of %q: a tool holds bytes that are not JSON: %w", server, err)
+		return registry.Snapshot{}, err
 	}
 	snap := registry.Snapshot{Server: server, Source: source, Digest: registry.SnapshotDigest(tools)}
 	err = r.db.Pool.QueryRow(ctx, `
@@ -99,7 +93,7 @@ func (r *Registry) ApproveSnapshot(ctx context.Context, server string, id int64)
 	err = r.inTx(ctx, func(tx pgx.Tx) ([]registry.Change, error) {
 		approval = registry.Approval{}
 		// Two approvals for one server take turns.
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('typeward snapshot ' || $1, 0))`, server); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('typeward snapshot ' || coalesce(current_schema(), '') || '/' || $1, 0))`, server); err != nil {
 			return nil, err
 		}
 		var newest *int64

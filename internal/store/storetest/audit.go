@@ -3,7 +3,9 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,6 +84,45 @@ func RunAudit(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		got := page.Items[0]
 		if got.ID != "r\uFFFD" || got.Audience != "https://r\uFFFD" || !slices.Equal(got.Tools, []string{"ok", "nul\uFFFD"}) {
 			t.Errorf("stored %+v", got)
+		}
+	})
+
+	// Appends arrive concurrently (Postgres writes them together in one
+	// INSERT): a duplicate id among them fails alone.
+	t.Run("ConcurrentAppendsFailOnlyTheDuplicate", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		if err := s.Append(ctx, testIssuance("taken", "c", audit.Issued, 0)); err != nil {
+			t.Fatal(err)
+		}
+		const n = 200
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			id := fmt.Sprintf("r%03d", i)
+			if i == 100 {
+				id = "taken"
+			}
+			wg.Go(func() {
+				errs[i] = s.Append(ctx, testIssuance(id, "c", audit.Denied, time.Duration(i)*time.Millisecond))
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if i == 100 {
+				if !errors.Is(err, audit.ErrDuplicateID) {
+					t.Errorf("duplicate append: %v, want ErrDuplicateID", err)
+				}
+			} else if err != nil {
+				t.Errorf("append %d: %v", i, err)
+			}
+		}
+		page, err := s.Query(ctx, audit.Query{Outcome: audit.Denied, Limit: audit.MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Items) != n-1 {
+			t.Errorf("stored %d denied records, want %d", len(page.Items), n-1)
 		}
 	})
 
