@@ -20,8 +20,9 @@ const MaxTokenSize = 64 << 10
 // DefaultLeeway is the clock skew tolerated on exp, nbf and iat.
 const DefaultLeeway = 30 * time.Second
 
-// DefaultAlgorithms are the algorithms typeward signs with.
-var DefaultAlgorithms = []string{"ES256", "EdDSA"}
+// DefaultAlgorithms returns the algorithms typeward signs with (a new slice
+// each call, so no caller can change another's allow-list).
+func DefaultAlgorithms() []string { return []string{"ES256", "EdDSA"} }
 
 // KeySource finds a public key by its kid, with the algorithm the key is
 // for. *JWKS is the usual one; typeward itself passes its keyring.
@@ -89,7 +90,7 @@ func New(cfg Config) (*Verifier, error) {
 		problems = append(problems, "JWKSURL or Keys is required")
 	}
 	if len(cfg.Algorithms) == 0 {
-		cfg.Algorithms = DefaultAlgorithms
+		cfg.Algorithms = DefaultAlgorithms()
 	}
 	cfg.Algorithms = slices.Clone(cfg.Algorithms) // the caller's slice may change
 	for _, a := range cfg.Algorithms {

@@ -37,7 +37,8 @@ const keysUsage = `usage:
 Each takes --database-url (default: DATABASE_URL). rotate reads the key encryption key from ` + server.EnvKEK + `.
 A rotated key is published at once and signs after --jwks-max-age (plus one refresh interval);
 --emergency makes it sign at once and withdraws every other key from the JWKS (a compromised key).
-Give rotate the servers' --jwks-max-age and --token-ttl: the old key stays published for the token TTL.`
+Give rotate the servers' --jwks-max-age. The old key stays published for --token-ttl (default 1h, the
+longest TTL typeward allows) after it stops signing.`
 
 func (c *keysCommand) ParseFlags(args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
@@ -60,7 +61,7 @@ func (c *keysCommand) ParseFlags(args []string) error {
 		fs.BoolVar(&c.emergency, "emergency", false, "sign with the new key at once and withdraw the others")
 		fs.StringVar(&alg, "alg", c.envOr(server.EnvSigningAlg, string(keys.ES256)), "algorithm of the new key: ES256 or EdDSA")
 		fs.StringVar(&maxAge, "jwks-max-age", c.envOr(server.EnvJWKSMaxAge, keys.DefaultJWKSMaxAge.String()), "the servers' JWKS max-age")
-		fs.StringVar(&ttl, "token-ttl", c.envOr(server.EnvTokenTTL, keys.DefaultMaxTokenTTL.String()), "the longest lifetime of the tokens the old key signed")
+		fs.StringVar(&ttl, "token-ttl", keys.DefaultMaxTokenTTL.String(), "the longest lifetime of the tokens the old key signed")
 	default:
 		return usageError("unknown action %q: want list or rotate", c.action)
 	}

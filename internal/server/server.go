@@ -83,7 +83,9 @@ func (s *Server) wire(ctx context.Context) error {
 	cfg, st := s.cfg, s.stores
 	var err error
 	s.keyring, err = keys.New(ctx, keys.Config{Store: st.keys, KEK: st.kek, Alg: cfg.SigningAlg,
-		JWKSMaxAge: cfg.JWKSMaxAge, MaxTokenTTL: cfg.TokenTTL, RotateEvery: cfg.KeyRotationInterval, Logger: s.log})
+		// The bound, not this replica's --token-ttl: a replica configured with a
+		// longer TTL may have signed with a key this one retires.
+		JWKSMaxAge: cfg.JWKSMaxAge, MaxTokenTTL: MaxTokenTTL, RotateEvery: cfg.KeyRotationInterval, Logger: s.log})
 	if err != nil {
 		return err
 	}
@@ -144,7 +146,7 @@ func (s *Server) wire(ctx context.Context) error {
 	st.watch(s.changes.Invalidate)
 	s.handler = httpapi.NewRouter(httpapi.Config{
 		OAuth:    svc,
-		Metadata: oauth.NewMetadata(cfg.Issuer, verify.DefaultAlgorithms, clients.AssertionAlgorithms()),
+		Metadata: oauth.NewMetadata(cfg.Issuer, verify.DefaultAlgorithms(), clients.AssertionAlgorithms()),
 		JWKS:     s.keyring,
 		Ready:    s.ready,
 		Admin: &httpapi.Admin{Tokens: svc, Registry: st.registry, Validator: validator, Clients: st.clients,
