@@ -3,6 +3,11 @@ GO      ?= go
 BIN     := bin/typeward
 PKGS    := ./...
 FUZZTIME ?= 30s
+# Fuzzed briefly by `make test`: the composition parser, the schema loader,
+# the checker, and authorization_details through the real token endpoint.
+FUZZ_BRIEF := ./internal/composition:FuzzParse ./internal/schema:FuzzParse \
+	./internal/compat:FuzzCheck ./internal/server:FuzzTokenAuthorizationDetails
+FUZZ_BRIEF_TIME ?= 5s
 
 .PHONY: help build run test bench fuzz lint clean
 
@@ -15,8 +20,12 @@ build: ## build bin/typeward
 run: build ## start the server: the embedded default (in-memory, examples loaded, demo client printed)
 	DATABASE_URL= ./$(BIN) serve
 
-test: ## every test, with the race detector (database tests use DATABASE_URL or the local default)
+test: ## every test with -race, every benchmark once (so none rots), then a brief fuzz of the parsers and the checker
 	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)
+	@for t in $(FUZZ_BRIEF); do \
+	  $(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZ_BRIEF_TIME) $${t%:*} || exit 1; \
+	done
 
 bench: ## every benchmark, once each
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
