@@ -26,33 +26,31 @@ type validateCommand struct {
 
 func newValidateCommand(m *Main) subcommand { return &validateCommand{m: m} }
 
+// validateUsage is the command line, repeated in every usage complaint.
+const validateUsage = "typeward validate --registry TOOLS.json COMPOSITION.json [--output text|json]"
+
 func (c *validateCommand) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("typeward validate", flag.ContinueOnError)
-	fs.SetOutput(c.m.Stderr)
+	// A bad flag is reported once, on the one line Main prints; the flag
+	// table is printed only when asked for with -h.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	fs.StringVar(&c.registry, "registry", "", "tools file: a tools/list result, an array of tools, or {\"servers\": [...]}")
 	fs.StringVar(&c.output, "output", "text", "report format: text or json")
-	fs.Usage = func() {
-		fmt.Fprintln(c.m.Stderr, "usage: typeward validate --registry TOOLS.json COMPOSITION.json [--output text|json]")
-		fs.PrintDefaults()
-	}
-	// Flags may follow the composition file, as people type them.
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return &exitError{code: exitOK}
-			}
-			return &exitError{code: exitBadInput, msg: err.Error()}
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) && ee.code == exitOK { // -h
+			fmt.Fprintln(c.m.Stderr, "usage: "+validateUsage)
+			fs.SetOutput(c.m.Stderr)
+			fs.PrintDefaults()
+			return err
 		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+		return usageError("%v (usage: %s)", err, validateUsage)
 	}
 	switch {
 	case len(positional) != 1:
-		return usageError("expected one composition file, got %d (usage: typeward validate --registry TOOLS.json COMPOSITION.json [--output text|json])", len(positional))
+		return usageError("expected one composition file, got %d (usage: %s)", len(positional), validateUsage)
 	case c.registry == "":
 		return usageError("--registry TOOLS.json is required")
 	case c.output != "text" && c.output != "json":
@@ -63,21 +61,13 @@ func (c *validateCommand) ParseFlags(args []string) error {
 }
 
 func (c *validateCommand) Run(ctx context.Context) error {
-	toolsData, err := readInput(c.registry)
+	servers, err := parseFile(c.registry, registry.ParseToolsFile)
 	if err != nil {
 		return err
 	}
-	servers, err := registry.ParseToolsFile(toolsData)
-	if err != nil {
-		return usageError("%s: %v", c.registry, err)
-	}
-	compData, err := readInput(c.composition)
+	comp, err := parseFile(c.composition, composition.Parse)
 	if err != nil {
 		return err
-	}
-	comp, err := composition.Parse(compData)
-	if err != nil {
-		return usageError("%s: %v", c.composition, err)
 	}
 	validator := composition.NewValidator(registry.NewCatalog(servers), nil, compat.NewChecker())
 	result, err := validator.Validate(ctx, comp)
@@ -99,6 +89,21 @@ func (c *validateCommand) Run(ctx context.Context) error {
 }
 
 func (c *validateCommand) Close() error { return nil }
+
+// parseFile reads and parses an input file; either failure is unusable
+// input, and the reason names the file.
+func parseFile[T any](path string, parse func([]byte) (T, error)) (T, error) {
+	var zero T
+	data, err := readInput(path)
+	if err != nil {
+		return zero, err
+	}
+	v, err := parse(data)
+	if err != nil {
+		return zero, usageError("%s: %v", path, err)
+	}
+	return v, nil
+}
 
 // readInput reads a file, refusing anything larger than any input typeward
 // accepts before reading it whole.

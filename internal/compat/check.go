@@ -21,21 +21,20 @@ type Options struct {
 	Conditional bool
 }
 
-// DefaultStepBudget bounds the comparisons one Check may make, so that an
+// stepBudget bounds the comparisons one Check may make, so that an
 // adversarial pair of schemas costs bounded time; beyond it the answer is
 // cannot_prove.
-const DefaultStepBudget = 10_000
+const stepBudget = 10_000
 
 // Checker holds the memo of answered pairs; it is safe for concurrent use.
 type Checker struct {
 	memo    *memo
 	regexps *regexpCache
-	budget  int
 }
 
 // NewChecker returns a Checker with an empty memo.
 func NewChecker() *Checker {
-	return &Checker{memo: newMemo(defaultMemoEntries), regexps: newRegexpCache(), budget: DefaultStepBudget}
+	return &Checker{memo: &memo{entries: map[memoKey]*memoEntry{}}, regexps: &regexpCache{}}
 }
 
 // Check returns every reason an instance of src might not be an instance of
@@ -72,7 +71,7 @@ func (c *Checker) compute(src, tgt Node, conditional bool) []finding {
 		srcD7:       src.Schema.Dialect == schema.Draft7,
 		tgtD7:       tgt.Schema.Dialect == schema.Draft7,
 		conditional: conditional,
-		budget:      c.budget,
+		budget:      stepBudget,
 		inProgress:  map[string]int{},
 	}
 	fs := r.sub(viewOf(newNode(sv, src.Pointer)), newNode(tv, tgt.Pointer), path{})

@@ -1,5 +1,14 @@
 package compat
 
+// allOf in the target: the source must fit every branch.
+func (r *run) allOf(s view, t node, p path) []finding {
+	var out []finding
+	for _, b := range t.schemas("allOf") {
+		out = append(out, r.sub(s, b, p)...)
+	}
+	return out
+}
+
 // anyOf: the source must fit some branch. When no branch takes the whole
 // source, the source is split by kind (a string-or-null may fit a string
 // branch and a null branch). A branch the source provably cannot meet is
@@ -35,7 +44,7 @@ func (r *run) union(s view, t node, p path, keyword string, exclusive bool) []fi
 		}
 	}
 	var live []int
-	var kinds typeMask
+	var kinds Kinds
 	for i, b := range branches {
 		kinds |= branchKinds(b)
 		if !r.disjoint(s, b, 0) {
@@ -138,9 +147,9 @@ func (r *run) ifThenElse(s view, t node, p path) []finding {
 }
 
 // splitKinds lists the single kinds in a mask.
-func splitKinds(m typeMask) []typeMask {
-	var out []typeMask
-	for bit := typeMask(1); bit <= tString; bit <<= 1 {
+func splitKinds(m Kinds) []Kinds {
+	var out []Kinds
+	for bit := Kinds(1); bit <= KindString; bit <<= 1 {
 		if m&bit != 0 {
 			out = append(out, bit)
 		}
@@ -150,12 +159,12 @@ func splitKinds(m typeMask) []typeMask {
 
 // branchKinds is what a target branch accepts as far as its own kind
 // keywords say (used in messages only).
-func branchKinds(b node) typeMask {
+func branchKinds(b node) Kinds {
 	if b.m == nil {
 		if v, _ := b.v.(bool); v {
-			return allTypes
+			return AnyKind
 		}
 		return 0
 	}
-	return sourceTypes(b.m)
+	return keywordKinds(b.m)
 }

@@ -2,7 +2,9 @@ package compat
 
 import (
 	"encoding/json"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/typeward/typeward/internal/schema"
@@ -50,6 +52,11 @@ func TestCorpusSoundness(t *testing.T) {
 	if clean < 100/stride {
 		t.Errorf("only %d compatible real pairs: the corpus draw is too thin", clean)
 	}
+	// Without instances the soundness claim above is vacuous (about 8 per
+	// pair is typical).
+	if checked < 2*clean {
+		t.Errorf("only %d source instances for %d compatible pairs: the instance generator is too thin", checked, clean)
+	}
 }
 
 // sameNamedInputs pairs the input properties of different tools that share
@@ -62,12 +69,12 @@ func sameNamedInputs(tools []corpusTool) [][2]Node {
 		}
 		props, _ := tl.in.At("/properties")
 		m, _ := props.(map[string]any)
-		for _, name := range sortedKeys(m) {
+		for _, name := range slices.Sorted(maps.Keys(m)) {
 			byName[name] = append(byName[name], Node{tl.in, "/properties/" + schema.EscapeToken(name)})
 		}
 	}
 	var pairs [][2]Node
-	for _, name := range sortedKeys(byName) {
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		nodes := byName[name]
 		for i := 0; i < len(nodes) && i < 8; i++ {
 			for j := 0; j < len(nodes) && j < 8; j++ {

@@ -2,6 +2,7 @@ package compat
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"slices"
 	"testing"
@@ -80,7 +81,7 @@ func corpusPairs(tools []corpusTool) [][2]Node {
 			inProps, _ := i.in.At("/properties")
 			om, _ := outProps.(map[string]any)
 			im, _ := inProps.(map[string]any)
-			for _, name := range sortedKeys(om) {
+			for _, name := range slices.Sorted(maps.Keys(om)) {
 				if _, ok := im[name]; ok {
 					ptr := "/properties/" + schema.EscapeToken(name)
 					pairs = append(pairs, [2]Node{{o.out, ptr}, {i.in, ptr}})
@@ -151,12 +152,7 @@ func TestCorpusExpectations(t *testing.T) {
 	writeFile := findTool(t, tools, "modelcontextprotocol/servers:filesystem", "write_file")
 	readGraph := findTool(t, tools, "modelcontextprotocol/servers:memory", "read_graph")
 	createEntities := findTool(t, tools, "modelcontextprotocol/servers:memory", "create_entities")
-	cases := []struct {
-		name     string
-		src, tgt Node
-		opts     Options
-		want     []string
-	}{
+	cases := []nodeCase{
 		{name: "organization slug feeds organizationSlug",
 			src: Node{orgs.out, "/properties/organizations/items/properties/slug"}, tgt: Node{projects.in, "/properties/organizationSlug"}},
 		{name: "nullable regionUrl feeds nullable regionUrl",
@@ -174,13 +170,5 @@ func TestCorpusExpectations(t *testing.T) {
 			opts: Options{SourceLabel: "organizations[].regionUrl", TargetLabel: "organizationSlug", Conditional: true},
 			want: []string{"warning may_be_null /properties/organizations/items/properties/regionUrl/anyOf/1/type /properties/organizationSlug/type: organizations[].regionUrl may be null but organizationSlug does not accept null"}},
 	}
-	c := NewChecker()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := summarize(c.Check(tc.src, tc.tgt, tc.opts))
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("issues:\n got  %q\n want %q", got, tc.want)
-			}
-		})
-	}
+	runNodeCases(t, cases)
 }

@@ -1,5 +1,10 @@
 package compat
 
+import (
+	"maps"
+	"slices"
+)
+
 // maxDisjointDepth bounds how deep the discriminator search descends.
 const maxDisjointDepth = 4
 
@@ -8,8 +13,7 @@ const maxDisjointDepth = 4
 // the validator, or a property the source always has cannot meet the
 // target's schema for it (tagged unions). false means "not shown".
 func (r *run) disjoint(s view, t node, depth int) bool {
-	if r.budget--; r.budget < 0 {
-		r.exhausted = true
+	if !r.spend() {
 		return false
 	}
 	s, empty := r.normalize(s)
@@ -52,7 +56,7 @@ func (r *run) disjoint(s view, t node, depth int) bool {
 			return true
 		}
 	}
-	common := s.types & sourceTypes(t.m)
+	common := s.types & keywordKinds(t.m)
 	if common == 0 {
 		return true
 	}
@@ -65,7 +69,7 @@ func (r *run) disjoint(s view, t node, depth int) bool {
 		}
 		return true
 	}
-	if common != tObject || depth >= maxDisjointDepth {
+	if common != KindObject || depth >= maxDisjointDepth {
 		return false
 	}
 	req := r.srcRequired(s)
@@ -75,7 +79,7 @@ func (r *run) disjoint(s view, t node, depth int) bool {
 		}
 	}
 	props, _ := t.m["properties"].(map[string]any)
-	for _, name := range sortedKeys(props) {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
 		if req[name] == "" {
 			continue
 		}

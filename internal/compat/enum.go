@@ -29,7 +29,7 @@ func (r *run) finiteValues(s view, ranges bool) ([]any, bool) {
 		if !exactValue(v) {
 			return nil, false
 		}
-		if valueType(v)&s.types == 0 {
+		if KindOf(v)&s.types == 0 {
 			continue
 		}
 		r.budget -= len(s.conj)
@@ -60,10 +60,10 @@ func (r *run) candidates(s view, ranges bool) ([]any, bool) {
 			return e, true
 		}
 	}
-	if s.types&^(tNull|tBool) == 0 {
+	if s.types&^(KindNull|KindBoolean) == 0 {
 		return []any{nil, true, false}, true
 	}
-	if ranges && s.types == tInt {
+	if ranges && s.types == KindInteger {
 		lo, hi := numberBounds(s)
 		if lo.v == nil || hi.v == nil {
 			return nil, false
@@ -117,10 +117,7 @@ func (r *run) checkValues(s view, vals []any, t node, p path) []finding {
 		return out
 	}
 	tp, code := t.ptr, CodeEnumMismatch
-	var kinds typeMask
-	for _, v := range bad {
-		kinds |= valueType(v)
-	}
+	kinds := KindsOf(bad)
 	accepted := acceptedKinds(t)
 	switch {
 	case t.m["enum"] != nil:
@@ -144,13 +141,13 @@ func (r *run) checkValues(s view, vals []any, t node, p path) []finding {
 
 // acceptedKinds is what the target's own kind keywords, and those of its
 // anyOf/oneOf branches, allow (for messages).
-func acceptedKinds(t node) typeMask {
-	k := sourceTypes(t.m)
+func acceptedKinds(t node) Kinds {
+	k := keywordKinds(t.m)
 	for _, kw := range []string{"anyOf", "oneOf"} {
 		if _, ok := t.m[kw]; !ok {
 			continue
 		}
-		var u typeMask
+		var u Kinds
 		for _, b := range t.schemas(kw) {
 			u |= branchKinds(b)
 		}
@@ -247,13 +244,4 @@ func jsonEqual(a, b any) bool {
 		return true
 	}
 	return reflect.DeepEqual(a, b)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

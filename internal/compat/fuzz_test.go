@@ -22,7 +22,8 @@ func FuzzCheck(f *testing.F) {
 		{`{"$schema":"http://json-schema.org/draft-07/schema#","items":[{"type":"string"}],"additionalItems":false}`, `{"prefixItems":[{"type":"string"}],"items":false,"minItems":1}`},
 		{`{"if":{"type":"string"},"then":{"minLength":1},"else":{"type":"integer"}}`, `{"if":{"type":"integer"},"then":{"minimum":0}}`},
 		{`true`, `false`},
-		{`{"enum":[1e-99999999,{"a":1e-99999999}]}`, `{"minimum":0,"properties":{"a":{"minimum":0}}}`},
+		// Literals at schema.MaxExponent (larger ones are refused at load).
+		{`{"enum":[1e-400,{"a":1e-400}]}`, `{"minimum":0,"multipleOf":1e400,"properties":{"a":{"minimum":0}}}`},
 		{`{}`, `{"propertyNames":{"maxLength":3},"patternProperties":{"^x":{"type":"string"}},"dependentSchemas":{"a":{"required":["b"]}}}`},
 	}
 	for _, s := range seeds {

@@ -3,6 +3,7 @@ package compat
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"math/rand/v2"
 	"slices"
@@ -220,7 +221,7 @@ func (g *schemaGen) object(depth int) any {
 	}
 	if g.chance(0.06) && len(props) > 0 {
 		// A required property whose schema is false: no instance at all.
-		name := sortedKeys(props)[0]
+		name := slices.Sorted(maps.Keys(props))[0]
 		props[name] = false
 		m["required"] = append(required, name)
 	}
@@ -272,7 +273,7 @@ func (g *schemaGen) mutate(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			if k != "$defs" && g.chance(0.15) {
 				continue // drop a keyword
 			}
@@ -297,7 +298,7 @@ func (g *schemaGen) mutateValue(key string, v any) any {
 	case "properties", "patternProperties", "$defs":
 		m, _ := v.(map[string]any)
 		out := map[string]any{}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			out[k] = g.mutate(m[k])
 		}
 		return out
@@ -491,7 +492,7 @@ func (g *instanceGen) object(m map[string]any, depth int) any {
 	props, _ := m["properties"].(map[string]any)
 	req := stringList(m["required"])
 	out := map[string]any{}
-	for _, k := range sortedKeys(props) {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
 		if slices.Contains(req, k) || g.chance(0.5) {
 			out[k] = g.instance(props[k], depth+1)
 		}

@@ -20,6 +20,15 @@ type ruleCase struct {
 	want     []string
 }
 
+// nodeCase is ruleCase for schemas already loaded: a pair of nodes of real
+// documents (the corpus, the reference pipeline).
+type nodeCase struct {
+	name     string
+	src, tgt Node
+	opts     Options
+	want     []string
+}
+
 func mustParse(t testing.TB, doc string) *schema.Schema {
 	t.Helper()
 	s, err := schema.Parse([]byte(doc))
@@ -45,6 +54,20 @@ func runRuleCases(t *testing.T, cases []ruleCase) {
 			got := summarize(NewChecker().Check(Node{src, tc.srcPtr}, Node{tgt, tc.tgtPtr}, tc.opts))
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("issues:\n got  %s\n want %s", strings.Join(got, "\n      "), strings.Join(tc.want, "\n      "))
+			}
+		})
+	}
+}
+
+// runNodeCases shares one Checker across the cases, as the server does.
+func runNodeCases(t *testing.T, cases []nodeCase) {
+	t.Helper()
+	c := NewChecker()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := summarize(c.Check(tc.src, tc.tgt, tc.opts))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("issues:\n got  %q\n want %q", got, tc.want)
 			}
 		})
 	}

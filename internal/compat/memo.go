@@ -7,10 +7,10 @@ import (
 	"sync/atomic"
 )
 
-// defaultMemoEntries caps the memo; a registry has far fewer distinct
+// maxMemoEntries caps the memo; a registry has far fewer distinct
 // field pairs, and the cap keeps a stream of novel pairs from growing
 // memory without bound.
-const defaultMemoEntries = 1 << 16
+const maxMemoEntries = 1 << 16
 
 // memoKey is label-free: a digest names a document's content, so two
 // registrations of one schema share answers.
@@ -26,7 +26,6 @@ type memoKey struct {
 type memo struct {
 	mu      sync.RWMutex
 	entries map[memoKey]*memoEntry
-	max     int
 }
 
 type memoEntry struct {
@@ -41,8 +40,6 @@ type rendering struct {
 	issues             []Issue
 }
 
-func newMemo(max int) *memo { return &memo{entries: map[memoKey]*memoEntry{}, max: max} }
-
 func (m *memo) get(k memoKey) (*memoEntry, bool) {
 	m.mu.RLock()
 	e, ok := m.entries[k]
@@ -53,7 +50,7 @@ func (m *memo) get(k memoKey) (*memoEntry, bool) {
 func (m *memo) put(k memoKey, fs []finding) *memoEntry {
 	e := &memoEntry{findings: fs}
 	m.mu.Lock()
-	if len(m.entries) >= m.max {
+	if len(m.entries) >= maxMemoEntries {
 		// Crude but bounded: start over rather than track recency.
 		clear(m.entries)
 	}
@@ -77,20 +74,17 @@ func (e *memoEntry) issues(opts Options) []Issue {
 }
 
 // regexpCache compiles each pattern once. JSON Schema patterns are matched
-// unanchored, as Go's MatchString does; the loader compiles every pattern
-// with Go's regexp already, so a pattern that reaches us compiles.
-type regexpCache struct{ m sync.Map } // string -> *regexp.Regexp (nil: does not compile)
-
-func newRegexpCache() *regexpCache { return &regexpCache{} }
+// unanchored, as Go's MatchString does. The loader has compiled every
+// pattern already; a nil entry (a pattern Go's engine refuses) is kept as a
+// guard, and callers treat it soundly: cannot_prove on the target, a
+// dropped constraint on the source.
+type regexpCache struct{ m sync.Map } // string -> *regexp.Regexp, nil when it does not compile
 
 func (c *regexpCache) get(pattern string) *regexp.Regexp {
 	if v, ok := c.m.Load(pattern); ok {
 		return v.(*regexp.Regexp)
 	}
-	re, err := regexp.Compile(pattern)
-	if err != nil {
-		re = nil
-	}
+	re, _ := regexp.Compile(pattern) // nil on error
 	c.m.Store(pattern, re)
 	return re
 }

@@ -31,7 +31,7 @@ func numberBounds(s view) (lo, hi bound) {
 			}
 		}
 	}
-	if s.types&tFrac == 0 {
+	if s.types&KindFraction == 0 {
 		if lo.v != nil {
 			c := ceilRat(lo.v)
 			if lo.excl && lo.v.IsInt() {
@@ -107,7 +107,7 @@ func (r *run) multipleProven(s view, m *big.Rat, lo, hi bound) bool {
 			return true
 		}
 	}
-	if s.types&tFrac == 0 && new(big.Rat).Inv(m).IsInt() {
+	if s.types&KindFraction == 0 && new(big.Rat).Inv(m).IsInt() {
 		return true
 	}
 	if lo.v != nil && hi.v != nil && !lo.excl && !hi.excl && lo.v.Cmp(hi.v) == 0 && new(big.Rat).Quo(lo.v, m).IsInt() {

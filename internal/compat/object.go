@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"maps"
 	"math/big"
 	"slices"
 )
@@ -50,7 +51,7 @@ func (r *run) properties(s view, t node, p path) []finding {
 	required := stringList(t.m["required"])
 	srcReq := r.srcRequired(s)
 	var out []finding
-	for _, name := range sortedKeys(props) {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
 		tp, ok := t.child("properties", name)
 		if !ok {
 			continue
@@ -153,7 +154,7 @@ func (r *run) additional(s view, t node, p path) []finding {
 func (r *run) patternProperties(s view, t node, p path) []finding {
 	pats, _ := t.m["patternProperties"].(map[string]any)
 	var out []finding
-	for _, pat := range sortedKeys(pats) {
+	for _, pat := range slices.Sorted(maps.Keys(pats)) {
 		tq, ok := t.child("patternProperties", pat)
 		if !ok {
 			continue
@@ -200,7 +201,7 @@ func (r *run) propertyNames(s view, t node, p path) []finding {
 	}
 	if len(own) > 0 {
 		v := viewOf(own...)
-		v.types = tString
+		v.types = KindString
 		if fs := r.descend(v, tn, p); len(fs) == 0 {
 			return nil
 		}
@@ -270,7 +271,7 @@ func (r *run) dependencies(s view, t node, p path) []finding {
 	var out []finding
 	for _, kw := range []string{"dependentRequired", "dependentSchemas", "dependencies"} {
 		deps, _ := t.m[kw].(map[string]any)
-		for _, key := range sortedKeys(deps) {
+		for _, key := range slices.Sorted(maps.Keys(deps)) {
 			if pv, _ := r.srcProp(s, key); !r.possible(pv) {
 				continue // the source never has the trigger
 			}

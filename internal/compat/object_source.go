@@ -1,6 +1,9 @@
 package compat
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // What the source's conjuncts say about its object members.
 
@@ -30,7 +33,7 @@ func (r *run) srcProp(s view, name string) (view, bool) {
 			nodes, matched = append(nodes, c), true
 		}
 		pats, _ := n.m["patternProperties"].(map[string]any)
-		for _, pat := range sortedKeys(pats) {
+		for _, pat := range slices.Sorted(maps.Keys(pats)) {
 			re := r.checker.regexps.get(pat)
 			if re == nil {
 				unknown = true // dropping a constraint only widens the source
@@ -115,7 +118,7 @@ func (r *run) srcPatterns(s view) []srcPattern {
 	var out []srcPattern
 	for _, n := range s.conj {
 		pats, _ := n.m["patternProperties"].(map[string]any)
-		for _, pat := range sortedKeys(pats) {
+		for _, pat := range slices.Sorted(maps.Keys(pats)) {
 			if c, ok := n.child("patternProperties", pat); ok {
 				out = append(out, srcPattern{pat, c})
 			}

@@ -84,6 +84,11 @@ func TestDifferentialSoundness(t *testing.T) {
 	if compatible < pairs/20 || incompatible < pairs/20 {
 		t.Errorf("generator too one-sided: %d compatible, %d incompatible of %d", compatible, incompatible, pairs)
 	}
+	// Without instances "compatible" is never put to the test (about 12 per
+	// pair is typical).
+	if instancesChecked < 4*compatible {
+		t.Errorf("only %d source instances for %d compatible pairs: the instance generator is too thin", instancesChecked, compatible)
+	}
 	if witnessed < incompatible/4 {
 		t.Errorf("witness finder found only %d witnesses for %d incompatible pairs", witnessed, incompatible)
 	}

@@ -3,7 +3,6 @@ package compat
 import (
 	"encoding/json"
 	"os"
-	"slices"
 	"testing"
 
 	"github.com/typeward/typeward/internal/schema"
@@ -41,12 +40,7 @@ func TestReferencePipeline(t *testing.T) {
 	tools := referenceTools(t)
 	out := func(tool, ptr string) Node { return Node{tools[tool][1], ptr} }
 	in := func(tool, ptr string) Node { return Node{tools[tool][0], ptr} }
-	cases := []struct {
-		name     string
-		src, tgt Node
-		opts     Options
-		want     []string
-	}{
+	cases := []nodeCase{
 		{name: "db_query.rows -> transform_csv.data is refused",
 			src: out("db_query", "/properties/rows"), tgt: in("transform_csv", "/properties/data"),
 			opts: Options{SourceLabel: "rows", TargetLabel: "data"},
@@ -71,13 +65,5 @@ func TestReferencePipeline(t *testing.T) {
 			opts: Options{SourceLabel: "summary", TargetLabel: "to"},
 			want: []string{`warning cannot_prove /properties/summary /properties/to/format: cannot prove summary fits to: the source does not declare format "email" (format)`}},
 	}
-	c := NewChecker()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := summarize(c.Check(tc.src, tc.tgt, tc.opts))
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("issues:\n got  %q\n want %q", got, tc.want)
-			}
-		})
-	}
+	runNodeCases(t, cases)
 }

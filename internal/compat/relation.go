@@ -1,6 +1,11 @@
 package compat
 
-import "github.com/typeward/typeward/internal/schema"
+import (
+	"maps"
+	"slices"
+
+	"github.com/typeward/typeward/internal/schema"
+)
 
 // run is the state of one Check: the two documents, the step budget and
 // the coinductive assumption set.
@@ -22,11 +27,21 @@ type run struct {
 	depth      int
 }
 
+// spend takes one step of the budget. Once it is used up the caller stops
+// looking (sub returns no findings, disjoint "not shown") and Check adds a
+// cannot_prove, so the overall answer is never "compatible".
+func (r *run) spend() bool {
+	if r.budget--; r.budget < 0 {
+		r.exhausted = true
+		return false
+	}
+	return true
+}
+
 // sub answers whether every instance of s is an instance of t, as findings
 // (none: proven).
 func (r *run) sub(s view, t node, p path) []finding {
-	if r.budget--; r.budget < 0 {
-		r.exhausted = true
+	if !r.spend() {
 		return nil
 	}
 	s, empty := r.normalize(s)
@@ -166,27 +181,23 @@ func (r *run) subTarget(s view, t node, p path) []finding {
 		out = append(out, r.sub(s, refd, p)...)
 		t.skip |= skRef
 	}
-	if _, ok := t.m["allOf"]; ok && t.skip&skAllOf == 0 {
-		for _, b := range t.schemas("allOf") {
-			out = append(out, r.sub(s, b, p)...)
+	// Marking an applicator consumed once checked keeps it from being checked
+	// again when t is passed on.
+	for _, a := range []struct {
+		keyword string
+		bit     uint16
+		check   func(r *run, s view, t node, p path) []finding
+	}{
+		{"allOf", skAllOf, (*run).allOf},
+		{"anyOf", skAnyOf, (*run).anyOf},
+		{"oneOf", skOneOf, (*run).oneOf},
+		{"not", skNot, (*run).not},
+		{"if", skIf, (*run).ifThenElse},
+	} {
+		if _, ok := t.m[a.keyword]; ok && t.skip&a.bit == 0 {
+			out = append(out, a.check(r, s, t, p)...)
+			t.skip |= a.bit
 		}
-		t.skip |= skAllOf
-	}
-	if _, ok := t.m["anyOf"]; ok && t.skip&skAnyOf == 0 {
-		out = append(out, r.anyOf(s, t, p)...)
-		t.skip |= skAnyOf
-	}
-	if _, ok := t.m["oneOf"]; ok && t.skip&skOneOf == 0 {
-		out = append(out, r.oneOf(s, t, p)...)
-		t.skip |= skOneOf
-	}
-	if _, ok := t.m["not"]; ok && t.skip&skNot == 0 {
-		out = append(out, r.not(s, t, p)...)
-		t.skip |= skNot
-	}
-	if _, ok := t.m["if"]; ok && t.skip&skIf == 0 {
-		out = append(out, r.ifThenElse(s, t, p)...)
-		t.skip |= skIf
 	}
 	return append(out, r.keywords(s, t, p)...)
 }
@@ -194,7 +205,7 @@ func (r *run) subTarget(s view, t node, p path) []finding {
 // keywords checks the plain (non-applicator) keywords of the target.
 func (r *run) keywords(s view, t node, p path) []finding {
 	var out []finding
-	for _, kw := range sortedKeys(t.m) {
+	for _, kw := range slices.Sorted(maps.Keys(t.m)) {
 		if targetUnmodeled[kw] {
 			out = append(out, r.cannotProve(r.srcPtr(s), t.ptr+"/"+schema.EscapeToken(kw), p, kw, "the keyword is not modeled")...)
 		}
@@ -219,16 +230,16 @@ func (r *run) keywords(s view, t node, p path) []finding {
 	}
 	ls := s
 	ls.types = live
-	if live&tObject != 0 {
+	if live&KindObject != 0 {
 		out = append(out, r.object(ls, t, p)...)
 	}
-	if live&tArray != 0 {
+	if live&KindArray != 0 {
 		out = append(out, r.array(ls, t, p)...)
 	}
-	if live&tNumber != 0 {
+	if live&KindNumber != 0 {
 		out = append(out, r.number(ls, t, p)...)
 	}
-	if live&tString != 0 {
+	if live&KindString != 0 {
 		out = append(out, r.str(ls, t, p)...)
 	}
 	return out

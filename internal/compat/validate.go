@@ -45,7 +45,7 @@ func exactValue(v any) bool {
 			}
 		}
 	default:
-		if valueType(v) == tNumber {
+		if KindOf(v) == KindNumber {
 			return false
 		}
 	}

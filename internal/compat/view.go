@@ -84,12 +84,12 @@ func (n node) schemas(keyword string) []node {
 // siblings, and the property/item schemas of several conjuncts.
 type view struct {
 	conj  []node
-	types typeMask
+	types Kinds
 	at    string // pointer reported when conj is empty (an undeclared value)
 }
 
 func viewOf(nodes ...node) view {
-	v := view{conj: nodes, types: allTypes}
+	v := view{conj: nodes, types: AnyKind}
 	if len(nodes) > 0 {
 		v.at = nodes[0].ptr
 	}
@@ -133,9 +133,9 @@ func (r *run) normalize(s view) (out view, empty bool) {
 			queue = append(queue, n.schemas("allOf")...)
 			n.skip |= skAllOf
 		}
-		out.types &= sourceTypes(n.m)
+		out.types &= keywordKinds(n.m)
 		if requiresForbidden(n) {
-			out.types &^= tObject
+			out.types &^= KindObject
 		}
 		out.conj = append(out.conj, n)
 	}

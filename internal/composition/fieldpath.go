@@ -2,6 +2,7 @@ package composition
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/typeward/typeward/internal/compat"
@@ -74,7 +75,7 @@ func (r *sourceResolver) from(start int, cur []string, iterating bool, split map
 		union := firstUnsplit(x, split)
 		types := v.typesOf(cur)
 		pointer := first(cur)
-		if types&typeNull != 0 {
+		if types&compat.KindNull != 0 {
 			f.noteNull(pointer, fmt.Sprintf("%s may be null", here))
 		}
 		if st.Items {
@@ -82,7 +83,7 @@ func (r *sourceResolver) from(start int, cur []string, iterating bool, split map
 			if len(it.ptrs) == 0 && it.tuple == "" && union != "" {
 				return r.split(f, i, cur, iterating, split, union)
 			}
-			if types&^(typeNull|typeArray) != 0 {
+			if types&^(compat.KindNull|compat.KindArray) != 0 {
 				f.noteMissing(pointer, fmt.Sprintf("%s may not be an array", here))
 			}
 			if it.tuple != "" {
@@ -105,14 +106,14 @@ func (r *sourceResolver) from(start int, cur []string, iterating bool, split map
 		if !prop.declared && prop.forbidden == "" && union != "" {
 			return r.split(f, i, cur, iterating, split, union)
 		}
-		if types&^(typeNull|typeObject) != 0 {
+		if types&^(compat.KindNull|compat.KindObject) != 0 {
 			f.noteMissing(pointer, fmt.Sprintf("%s may not be an object", here))
 		}
 		if prop.forbidden != "" {
 			return f, &fieldProblem{code: CodeUnknownSourceField, pointer: prop.forbidden, msg: fmt.Sprintf("output has no field %s: %s forbids it", field, prop.forbidden)}
 		}
 		if !prop.declared {
-			return f, &fieldProblem{code: CodeUnknownSourceField, pointer: pointer, msg: fmt.Sprintf("output has no field %s", field), open: types&typeObject != 0}
+			return f, &fieldProblem{code: CodeUnknownSourceField, pointer: pointer, msg: fmt.Sprintf("output has no field %s", field), open: types&compat.KindObject != 0}
 		}
 		if !prop.required {
 			f.noteMissing(first(prop.ptrs), fmt.Sprintf("%s is not required", field))
@@ -321,11 +322,7 @@ func requiredInputs(v schemaView) []string {
 			}
 		}
 	}
-	names := make([]string, 0, len(seen))
-	for name := range seen {
-		names = append(names, name)
-	}
-	return sortStrings(names)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 func first(ptrs []string) string {

@@ -1,8 +1,6 @@
 package composition
 
 import (
-	"slices"
-
 	"github.com/typeward/typeward/internal/compat"
 )
 
@@ -27,9 +25,4 @@ func errorIssue(code, msg string) compat.Issue {
 
 func warningIssue(code, msg string) compat.Issue {
 	return compat.Issue{Severity: compat.SeverityWarning, Code: code, Message: msg}
-}
-
-func sortStrings(s []string) []string {
-	slices.Sort(s)
-	return s
 }

@@ -5,8 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/typeward/typeward/internal/schema"
 )
 
 // ParseError says why a composition document is malformed. It is distinct
@@ -167,17 +172,15 @@ func parseEdge(raw json.RawMessage, at string) (Edge, error) {
 	if err != nil {
 		return Edge{}, err
 	}
-	_, short := obj["from"]
-	_, short2 := obj["to"]
-	_, short3 := obj["map"]
-	_, long := obj["source_tool"]
-	_, long2 := obj["target_tool"]
-	_, long3 := obj["field_mappings"]
-	if (short || short2 || short3) && (long || long2 || long3) {
+	hasAny := func(keys ...string) bool {
+		return slices.ContainsFunc(keys, func(k string) bool { _, ok := obj[k]; return ok })
+	}
+	long := hasAny("source_tool", "target_tool", "field_mappings")
+	if long && hasAny("from", "to", "map") {
 		return Edge{}, parseErr(at, `mixes "from"/"to"/"map" with "source_tool"/"target_tool"/"field_mappings"`)
 	}
 	fromKey, toKey, mapKey := "from", "to", "map"
-	if long || long2 || long3 {
+	if long {
 		fromKey, toKey, mapKey = "source_tool", "target_tool", "field_mappings"
 	}
 	var e Edge
@@ -256,7 +259,7 @@ func parseMappings(raw json.RawMessage, at string) ([]Mapping, error) {
 		}
 		target, isString := value.(string)
 		if !isString {
-			return nil, parseErr(at+"."+key, "a mapping's value is a target path string, not %s", kindOf(value))
+			return nil, parseErr(at+"."+key, "a mapping's value is a target path string, not %s", schema.DescribeValue(value))
 		}
 		if len(out) == MaxMappingsOfEdge {
 			return nil, parseErr(at, "more than %d mappings", MaxMappingsOfEdge)
@@ -302,12 +305,8 @@ func decodeObject(raw json.RawMessage, at string, allowed ...string) (map[string
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
 		return nil, parseErr(at, "must be a JSON object")
 	}
-	for key := range obj {
-		known := false
-		for _, a := range allowed {
-			known = known || key == a
-		}
-		if !known {
+	for _, key := range slices.Sorted(maps.Keys(obj)) { // sorted: the same one reported every time
+		if !slices.Contains(allowed, key) {
 			return nil, parseErr(at, "unknown member %q (expected %s)", key, strings.Join(allowed, ", "))
 		}
 	}
@@ -353,24 +352,23 @@ func unmarshalAt(raw json.RawMessage, at string, dst any) error {
 	if err := json.Unmarshal(raw, dst); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
-			return parseErr(at, "unexpected JSON %s", typeErr.Value)
+			return parseErr(at, "unexpected JSON %s, expected %s", typeErr.Value, jsonKindFor(typeErr.Type))
 		}
 		return parseErr(at, "%v", err)
 	}
 	return nil
 }
 
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64, json.Number:
-		return "a number"
-	case string:
+// jsonKindFor names what JSON decodes into the Go type a member is read as.
+func jsonKindFor(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
 		return "a string"
-	case []any:
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64:
+		return "an integer"
+	case reflect.Slice:
 		return "an array"
 	}
 	return "an object"

@@ -1,7 +1,10 @@
 package composition
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 )
 
@@ -12,6 +15,11 @@ func scanJSON(data []byte) error {
 	if !json.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v) // for its description of the fault
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			// Offset counts the bytes read, the faulty one included.
+			return parseErr("", "not JSON at %s: %v", lineColumn(data, int(syntax.Offset)-1), err)
+		}
 		return parseErr("", "not JSON: %v", err)
 	}
 	type frame struct {
@@ -24,7 +32,7 @@ func scanJSON(data []byte) error {
 		switch b := data[i]; b {
 		case '{', '[':
 			if len(stack) == MaxDocumentDepth {
-				return parseErr("", "nested more than %d deep", MaxDocumentDepth)
+				return parseErr("", "nested more than %d deep at %s", MaxDocumentDepth, lineColumn(data, i))
 			}
 			stack = append(stack, frame{object: b == '{', wantKey: b == '{'})
 		case '}', ']':
@@ -38,10 +46,10 @@ func scanJSON(data []byte) error {
 			if top := len(stack) - 1; top >= 0 && stack[top].object && stack[top].wantKey {
 				key, err := decodeKey(data[i : end+1])
 				if err != nil {
-					return parseErr("", "not JSON: %v", err)
+					return parseErr("", "not JSON at %s: %v", lineColumn(data, i), err)
 				}
 				if !stack[top].keys.add(key) {
-					return parseErr("", "duplicate key %q", key)
+					return parseErr("", "duplicate key %q at %s", key, lineColumn(data, i))
 				}
 				stack[top].wantKey = false
 			}
@@ -49,6 +57,13 @@ func scanJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// lineColumn places byte i of data for a person editing the document: the
+// whole-document errors above have no member path to name.
+func lineColumn(data []byte, i int) string {
+	i = min(max(i, 0), len(data))
+	return fmt.Sprintf("line %d, column %d", bytes.Count(data[:i], []byte("\n"))+1, i-bytes.LastIndexByte(data[:i], '\n'))
 }
 
 // stringEnd is the index of the quote closing the string opened at start;

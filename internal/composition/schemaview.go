@@ -2,10 +2,9 @@ package composition
 
 import (
 	"encoding/json"
-	"regexp"
-	"slices"
 	"strconv"
 
+	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/schema"
 )
 
@@ -74,7 +73,7 @@ func (v schemaView) expand(ptrs []string) expansion {
 			var nonNull []string
 			for i := range branches {
 				b := childPtr(ptr, kw, i)
-				if v.types(b)&^typeNull != 0 {
+				if v.types(b)&^compat.KindNull != 0 {
 					nonNull = append(nonNull, b)
 				}
 			}
@@ -100,65 +99,16 @@ func (v schemaView) nonNullBranches(union string) []string {
 	var out []string
 	for i := range branches {
 		b := union + "/" + strconv.Itoa(i)
-		if v.types(b)&^typeNull != 0 {
+		if v.types(b)&^compat.KindNull != 0 {
 			out = append(out, b)
 		}
 	}
 	return out
 }
 
-// jsonTypes is a set of JSON types; integer is inside number.
-type jsonTypes uint8
-
-const (
-	typeNull jsonTypes = 1 << iota
-	typeBoolean
-	typeObject
-	typeArray
-	typeNumber
-	typeString
-	anyType = typeNull | typeBoolean | typeObject | typeArray | typeNumber | typeString
-)
-
-func typeNamed(name string) jsonTypes {
-	switch name {
-	case "null":
-		return typeNull
-	case "boolean":
-		return typeBoolean
-	case "object":
-		return typeObject
-	case "array":
-		return typeArray
-	case "number", "integer":
-		return typeNumber
-	case "string":
-		return typeString
-	}
-	return 0
-}
-
-func typeOfValue(val any) jsonTypes {
-	switch val.(type) {
-	case nil:
-		return typeNull
-	case bool:
-		return typeBoolean
-	case map[string]any:
-		return typeObject
-	case []any:
-		return typeArray
-	case json.Number, float64:
-		return typeNumber
-	case string:
-		return typeString
-	}
-	return 0
-}
-
 // typesOf is the set of JSON types every pointer of a conjunction admits.
-func (v schemaView) typesOf(ptrs []string) jsonTypes {
-	t := anyType
+func (v schemaView) typesOf(ptrs []string) compat.Kinds {
+	t := compat.AnyKind
 	for _, p := range ptrs {
 		t &= v.types(p)
 	}
@@ -167,25 +117,25 @@ func (v schemaView) typesOf(ptrs []string) jsonTypes {
 
 // types over-approximates the JSON types a subschema admits: it may say a
 // type is possible when it is not, never the reverse.
-func (v schemaView) types(ptr string) jsonTypes {
+func (v schemaView) types(ptr string) compat.Kinds {
 	return v.typesWithin(ptr, map[string]bool{})
 }
 
-func (v schemaView) typesWithin(ptr string, onStack map[string]bool) jsonTypes {
+func (v schemaView) typesWithin(ptr string, onStack map[string]bool) compat.Kinds {
 	node := v.at(ptr)
 	if b, ok := node.(bool); ok {
 		if b {
-			return anyType
+			return compat.AnyKind
 		}
 		return 0
 	}
 	obj, ok := node.(map[string]any)
 	if !ok || onStack[ptr] {
-		return anyType // a recursive reference back: assume anything
+		return compat.AnyKind // a recursive reference back: assume anything
 	}
 	onStack[ptr] = true
 	defer delete(onStack, ptr)
-	t := anyType
+	t := compat.AnyKind
 	if ref, ok := obj["$ref"].(string); ok {
 		if _, target, err := v.doc.Resolve(ref); err == nil {
 			t &= v.typesWithin(target, onStack)
@@ -194,27 +144,14 @@ func (v schemaView) typesWithin(ptr string, onStack map[string]bool) jsonTypes {
 			return t
 		}
 	}
-	switch ty := obj["type"].(type) {
-	case string:
-		t &= typeNamed(ty)
-	case []any:
-		var allowed jsonTypes
-		for _, name := range ty {
-			if s, ok := name.(string); ok {
-				allowed |= typeNamed(s)
-			}
-		}
-		t &= allowed
-	}
+	// Each keyword's kinds are merged before they meet: a path only asks
+	// about null, objects and arrays (see compat.Kinds.NumbersMerged).
+	t &= compat.DeclaredKinds(obj).NumbersMerged()
 	if c, ok := obj["const"]; ok {
-		t &= typeOfValue(c)
+		t &= compat.KindOf(c).NumbersMerged()
 	}
 	if values, ok := obj["enum"].([]any); ok {
-		var allowed jsonTypes
-		for _, val := range values {
-			allowed |= typeOfValue(val)
-		}
-		t &= allowed
+		t &= compat.KindsOf(values).NumbersMerged()
 	}
 	if branches, ok := obj["allOf"].([]any); ok {
 		for i := range branches {
@@ -223,7 +160,7 @@ func (v schemaView) typesWithin(ptr string, onStack map[string]bool) jsonTypes {
 	}
 	for _, kw := range []string{"anyOf", "oneOf"} {
 		if branches, ok := obj[kw].([]any); ok {
-			var union jsonTypes
+			var union compat.Kinds
 			for i := range branches {
 				union |= v.typesWithin(childPtr(ptr, kw, i), onStack)
 			}
@@ -231,146 +168,6 @@ func (v schemaView) typesWithin(ptr string, onStack map[string]bool) jsonTypes {
 		}
 	}
 	return t
-}
-
-// property is where a conjunction describes one property.
-type property struct {
-	ptrs      []string // every subschema the property's value satisfies
-	declared  bool     // named in properties, matched by patternProperties, or typed by additionalProperties
-	forbidden string   // pointer of an additionalProperties: false that excludes it
-	required  bool
-	// unsure points at an unevaluatedProperties that may or may not apply
-	// (subschemas the resolver does not follow may evaluate the name): a
-	// source ignores it, which only widens; a target cannot be resolved.
-	unsure string
-}
-
-func (v schemaView) property(x expansion, name string) property {
-	var p property
-	for _, atom := range x.atoms {
-		obj := v.object(atom)
-		if props, ok := obj["properties"].(map[string]any); ok {
-			if _, ok := props[name]; ok {
-				p.ptrs = append(p.ptrs, atom+"/properties/"+schema.EscapeToken(name))
-			}
-		}
-		if req, ok := obj["required"].([]any); ok {
-			for _, r := range req {
-				p.required = p.required || r == name
-			}
-		}
-	}
-	for _, atom := range x.atoms {
-		obj := v.object(atom)
-		matched := false
-		if props, ok := obj["properties"].(map[string]any); ok {
-			_, matched = props[name]
-		}
-		if patterns, ok := obj["patternProperties"].(map[string]any); ok {
-			for _, pattern := range sortedKeys(patterns) {
-				// Patterns the Go engine cannot compile are skipped: on the
-				// source that only loses precision; a target keeps its other
-				// constraints and the checker sees the whole schema anyway.
-				if re, err := regexp.Compile(pattern); err == nil && re.MatchString(name) {
-					p.ptrs = append(p.ptrs, atom+"/patternProperties/"+schema.EscapeToken(pattern))
-					matched = true
-				}
-			}
-		}
-		if matched {
-			p.declared = true
-			continue
-		}
-		switch extra := obj["additionalProperties"].(type) {
-		case bool:
-			if !extra && p.forbidden == "" {
-				p.forbidden = atom + "/additionalProperties"
-			}
-		case map[string]any:
-			p.ptrs = append(p.ptrs, atom+"/additionalProperties")
-			p.declared = true
-		}
-	}
-	if v.draft7 {
-		return p // draft-07 has no unevaluatedProperties: the validator ignores it
-	}
-	for _, atom := range x.atoms {
-		extra, ok := v.object(atom)["unevaluatedProperties"]
-		if !ok {
-			continue
-		}
-		switch v.unevaluated(atom, name) {
-		case notApplied:
-			continue
-		case mayApply:
-			if p.unsure == "" {
-				p.unsure = atom + "/unevaluatedProperties"
-			}
-			continue
-		}
-		switch extra := extra.(type) {
-		case bool:
-			if !extra && p.forbidden == "" {
-				p.forbidden = atom + "/unevaluatedProperties"
-			}
-		case map[string]any:
-			p.ptrs = append(p.ptrs, atom+"/unevaluatedProperties")
-			p.declared = true
-		}
-	}
-	return p
-}
-
-// unevaluatedUse says whether a schema's unevaluatedProperties applies to a
-// property name.
-type unevaluatedUse int
-
-const (
-	applied unevaluatedUse = iota
-	notApplied
-	mayApply // an applicator the resolver does not follow may evaluate the name
-)
-
-// unevaluated decides whether the unevaluatedProperties of the schema at
-// atom applies to name: it does unless the schema or a subschema applied in
-// place (allOf, $ref) evaluates the name. Annotations of a sibling or parent
-// schema do not count, which is why this is asked per schema, not per
-// conjunction.
-func (v schemaView) unevaluated(atom, name string) unevaluatedUse {
-	x := v.expand([]string{atom})
-	for _, a := range x.atoms {
-		obj := v.object(a)
-		if _, ok := obj["additionalProperties"]; ok {
-			return notApplied
-		}
-		if props, ok := obj["properties"].(map[string]any); ok {
-			if _, ok := props[name]; ok {
-				return notApplied
-			}
-		}
-		patterns, _ := obj["patternProperties"].(map[string]any)
-		for pattern := range patterns {
-			re, err := regexp.Compile(pattern)
-			if err != nil {
-				return mayApply
-			}
-			if re.MatchString(name) {
-				return notApplied
-			}
-		}
-	}
-	if len(x.unions) > 0 {
-		return mayApply
-	}
-	for _, a := range x.atoms {
-		obj := v.object(a)
-		for _, kw := range []string{"if", "dependentSchemas", "dependencies", "$dynamicRef", "$recursiveRef"} {
-			if _, ok := obj[kw]; ok {
-				return mayApply
-			}
-		}
-	}
-	return applied
 }
 
 // items is where a conjunction describes array elements.
@@ -414,13 +211,4 @@ func numberLess(a, b json.Number) bool {
 
 func childPtr(ptr, keyword string, i int) string {
 	return ptr + "/" + keyword + "/" + strconv.Itoa(i)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

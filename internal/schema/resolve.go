@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -37,35 +38,6 @@ func (s *Schema) Resolve(ref string) (any, string, error) {
 	return nil, "", &Error{Kind: ErrRefUnresolved, Detail: fmt.Sprintf("%q: no such anchor", ref)}
 }
 
-func lookup(v any, pointer string) (any, bool) {
-	if pointer == "" {
-		return v, true
-	}
-	if !strings.HasPrefix(pointer, "/") {
-		return nil, false
-	}
-	for _, tok := range strings.Split(pointer[1:], "/") {
-		tok = unescapeToken(tok)
-		switch cur := v.(type) {
-		case map[string]any:
-			next, ok := cur[tok]
-			if !ok {
-				return nil, false
-			}
-			v = next
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(cur) {
-				return nil, false
-			}
-			v = cur[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
-}
-
 // findAnchor looks for an anchor where the validator does: in subschemas
 // only. A "$anchor" inside data (const, enum, default, examples) or an
 // unknown keyword names nothing; following it would check against the wrong
@@ -84,13 +56,8 @@ func findAnchor(v any, name, pointer string) (string, bool) {
 	if id, ok := obj["$id"].(string); ok && id == "#"+name { // draft-07 anchors
 		return pointer, true
 	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		here := pointer + "/" + escapeToken(k)
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		here := pointer + "/" + EscapeToken(k)
 		switch anchorScope[k] {
 		case holdsSchema:
 			if p, ok := findAnchor(obj[k], name, here); ok {
@@ -110,13 +77,8 @@ func findAnchor(v any, name, pointer string) (string, bool) {
 			}
 		case holdsSchemaMap:
 			m, _ := obj[k].(map[string]any)
-			names := make([]string, 0, len(m))
-			for n := range m {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			for _, n := range names {
-				if p, ok := findAnchor(m[n], name, here+"/"+escapeToken(n)); ok {
+			for _, n := range slices.Sorted(maps.Keys(m)) {
+				if p, ok := findAnchor(m[n], name, here+"/"+EscapeToken(n)); ok {
 					return p, true
 				}
 			}

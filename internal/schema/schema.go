@@ -4,7 +4,6 @@
 package schema
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,9 +45,9 @@ func Parse(data []byte) (*Schema, error) {
 	if err := checkDepth(data); err != nil {
 		return nil, err
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	doc, err := decode(data)
 	if err != nil {
-		return nil, &Error{Kind: ErrSyntax, Detail: err.Error()}
+		return nil, err
 	}
 	return load(doc)
 }
@@ -69,14 +68,14 @@ func load(doc any) (*Schema, error) {
 	switch doc.(type) {
 	case map[string]any, bool:
 	default:
-		return nil, &Error{Kind: ErrInvalid, Detail: fmt.Sprintf("a schema is an object or a boolean, not %s", jsonKind(doc))}
+		return nil, &Error{Kind: ErrInvalid, Detail: fmt.Sprintf("a schema is an object or a boolean, not %s", DescribeValue(doc))}
 	}
 	dialect, err := dialectOf(doc)
 	if err != nil {
 		return nil, err
 	}
 	w := walker{}
-	if err := w.walk(doc, "", 0, true); err != nil {
+	if err := w.walk(doc, "", true); err != nil {
 		return nil, err
 	}
 	canon, err := Canonical(doc)
@@ -101,7 +100,7 @@ func load(doc any) (*Schema, error) {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(refuseLoader{})
 	if err := c.AddResource(resourceURL, doc); err != nil {
-		return nil, &Error{Kind: ErrInvalid, Detail: err.Error()}
+		return nil, &Error{Kind: ErrInvalid, Detail: compileProblem(err)}
 	}
 	s.compiler = c
 	if _, err := s.validatorAt(""); err != nil {
@@ -169,10 +168,26 @@ func (s *Schema) validatorAt(pointer string) (_ *jsonschema.Schema, err error) {
 		if errors.As(err, &lu) {
 			return nil, &Error{Kind: ErrRemoteRef, Pointer: pointer, Detail: lu.URL}
 		}
-		return nil, &Error{Kind: ErrInvalid, Pointer: pointer, Detail: err.Error()}
+		return nil, &Error{Kind: ErrInvalid, Pointer: pointer, Detail: compileProblem(err)}
 	}
 	s.compiled[pointer] = sch
 	return sch, nil
+}
+
+// compileProblem is the compiler's complaint on one line that names the
+// place. For a metaschema violation the library prints a tree that starts
+// with our internal resource URL; the first innermost failure ("at '/type':
+// value must be one of …") is what the schema's author has to fix.
+func compileProblem(err error) string {
+	var invalid *jsonschema.SchemaValidationError
+	var failure *jsonschema.ValidationError
+	if !errors.As(err, &invalid) || !errors.As(invalid.Err, &failure) {
+		return err.Error()
+	}
+	for len(failure.Causes) > 0 {
+		failure = failure.Causes[0]
+	}
+	return failure.Error()
 }
 
 // refuseLoader is the compiler's only loader: typeward never fetches a
@@ -183,7 +198,9 @@ func (refuseLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("typeward does not load external schemas (%s)", url)
 }
 
-func jsonKind(v any) string {
+// DescribeValue names the JSON kind of a decoded value for a message: "null",
+// "a boolean", "a number", "a string", "an array", "an object".
+func DescribeValue(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"

@@ -19,8 +19,10 @@ func TestParseRefusals(t *testing.T) {
 		{"too large", `{"description":"` + strings.Repeat("x", MaxDocumentBytes) + `"}`, ErrTooLarge, "", "bytes"},
 		{"too deep", deep, ErrTooDeep, "", "64"},
 		{"too many objects", many, ErrTooManyNodes, "", "10000"},
-		{"not json", `{"type":`, ErrSyntax, "", ""},
-		{"trailing garbage", `{} {}`, ErrSyntax, "", ""},
+		{"not json", `{"type":`, ErrSyntax, "", "line 1, column 9: unexpected end of input"},
+		{"trailing garbage", `{} {}`, ErrSyntax, "", "line 1, column 4: more after the top-level value"},
+		{"bad literal on line 3", "{\n  \"type\": \"string\",\n  \"x\": tru\n}", ErrSyntax, "", "line 3, column 11: invalid character"},
+		{"empty", ``, ErrSyntax, "", "line 1, column 1: unexpected end of input"},
 		{"array root", `[]`, ErrInvalid, "", "an array"},
 		{"null root", `null`, ErrInvalid, "", "null"},
 		{"http ref", `{"properties":{"a":{"$ref":"https://evil.example/s.json"}}}`, ErrRemoteRef, "/properties/a/$ref", "evil.example"},
@@ -29,13 +31,13 @@ func TestParseRefusals(t *testing.T) {
 		{"dynamic ref", `{"$dynamicRef":"https://x/y#meta"}`, ErrRemoteRef, "/$dynamicRef", ""},
 		{"embedded resource", `{"$defs":{"a":{"$id":"https://x/a"}}}`, ErrRemoteRef, "/$defs/a/$id", "embedded"},
 		{"dangling pointer ref", `{"$ref":"#/$defs/missing"}`, ErrRefUnresolved, "/$ref", "missing"},
-		{"dangling anchor ref", `{"$ref":"#nowhere"}`, ErrRefUnresolved, "", ""},
+		{"dangling anchor ref", `{"$ref":"#nowhere"}`, ErrRefUnresolved, "/$ref", "#nowhere"},
 		{"draft 4", `{"$schema":"http://json-schema.org/draft-04/schema#"}`, ErrDialect, "/$schema", "draft-04"},
 		{"unknown dialect", `{"$schema":"https://example.com/my-meta"}`, ErrDialect, "/$schema", "example.com"},
 		{"dialect not a string", `{"$schema":7}`, ErrDialect, "/$schema", ""},
-		{"bad type keyword", `{"type":"strnig"}`, ErrInvalid, "", ""},
-		{"draft-07 tuple in 2020-12", `{"items":[{"type":"string"}]}`, ErrInvalid, "", ""},
-		{"bad pattern", `{"pattern":"(?<=a)b"}`, ErrInvalid, "", ""},
+		{"bad type keyword", `{"type":"strnig"}`, ErrInvalid, "", "at '/type': value must be one of"},
+		{"draft-07 tuple in 2020-12", `{"items":[{"type":"string"}]}`, ErrInvalid, "", "at '/items': got array, want boolean or object"},
+		{"bad pattern", `{"pattern":"(?<=a)b"}`, ErrInvalid, "", "at '/pattern': '(?<=a)b' is not valid regex"},
 		{"huge exponent", `{"multipleOf":1e-99999999}`, ErrNumberRange, "/multipleOf", "exponent"},
 		{"huge exponent in enum", `{"enum":[1,2E+5000]}`, ErrNumberRange, "/enum/1", "2E+5000"},
 		{"overlong integer literal", `{"maximum":` + strings.Repeat("9", 500) + `}`, ErrNumberRange, "/maximum", ""},
@@ -58,6 +60,11 @@ func TestParseRefusals(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.detail) {
 				t.Errorf("error %q does not mention %q", err, tt.detail)
+			}
+			// The reason reaches a CLI line and an HTTP problem: one line,
+			// without the compiler's internal resource name.
+			if msg := err.Error(); strings.Contains(msg, "\n") || strings.Contains(msg, resourceURL) {
+				t.Errorf("error %q is not one self-contained line", msg)
 			}
 		})
 	}

@@ -3,53 +3,23 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// checkDepth scans raw JSON for nesting beyond MaxDepth before decoding,
-// so a hostile document never reaches a recursive decoder or walker.
-func checkDepth(data []byte) error {
-	depth := 0
-	inString := false
-	escaped := false
-	for _, b := range data {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-			}
-			continue
-		}
-		switch b {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-			if depth > MaxDepth {
-				return &Error{Kind: ErrTooDeep, Detail: fmt.Sprintf("more than %d levels", MaxDepth)}
-			}
-		case '}', ']':
-			depth--
-		}
-	}
-	return nil
-}
-
 type refAt struct{ ref, at string }
 
-// walker checks what cannot be left to the compiler: the object count bound
-// and that every $ref (and $dynamicRef) stays inside the document.
+// walker checks what cannot be left to the compiler: the object count bound,
+// number literals, and that every reference ($ref, $dynamicRef,
+// $recursiveRef) stays inside the document.
 type walker struct {
 	objects int
 	refs    []refAt
 }
 
-func (w *walker) walk(v any, pointer string, depth int, root bool) error {
+func (w *walker) walk(v any, pointer string, root bool) error {
 	switch v := v.(type) {
 	case map[string]any:
 		w.objects++
@@ -66,7 +36,7 @@ func (w *walker) walk(v any, pointer string, depth int, root bool) error {
 				continue // not a keyword position (e.g. a property named "$ref"); the compiler judges
 			}
 			if !strings.HasPrefix(ref, "#") {
-				return &Error{Kind: ErrRemoteRef, Pointer: pointer + "/" + escapeToken(kw), Detail: fmt.Sprintf("%q: only local references (#…) are allowed", ref)}
+				return &Error{Kind: ErrRemoteRef, Pointer: pointer + "/" + EscapeToken(kw), Detail: fmt.Sprintf("%q: only local references (#…) are allowed", ref)}
 			}
 			if kw == "$ref" {
 				w.refs = append(w.refs, refAt{ref, pointer + "/$ref"})
@@ -75,14 +45,15 @@ func (w *walker) walk(v any, pointer string, depth int, root bool) error {
 		if id, ok := v["$id"].(string); ok && !root && !strings.HasPrefix(id, "#") {
 			return &Error{Kind: ErrRemoteRef, Pointer: pointer + "/$id", Detail: fmt.Sprintf("%q: embedded resources with their own $id are not supported", id)}
 		}
-		for k, e := range v {
-			if err := w.walk(e, pointer+"/"+escapeToken(k), depth+1, false); err != nil {
+		// Sorted, so that of two problems the same one is always reported.
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if err := w.walk(v[k], pointer+"/"+EscapeToken(k), false); err != nil {
 				return err
 			}
 		}
 	case []any:
 		for i, e := range v {
-			if err := w.walk(e, pointer+"/"+strconv.Itoa(i), depth+1, false); err != nil {
+			if err := w.walk(e, pointer+"/"+strconv.Itoa(i), false); err != nil {
 				return err
 			}
 		}
@@ -105,20 +76,3 @@ func numberInRange(n json.Number) bool {
 	exp, err := strconv.Atoi(s[i+1:])
 	return err == nil && exp >= -MaxExponent && exp <= MaxExponent && i <= MaxExponent
 }
-
-func escapeToken(tok string) string {
-	if !strings.ContainsAny(tok, "~/") {
-		return tok
-	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)
-}
-
-func unescapeToken(tok string) string {
-	if !strings.Contains(tok, "~") {
-		return tok
-	}
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-}
-
-// EscapeToken escapes one JSON pointer reference token (RFC 6901).
-func EscapeToken(tok string) string { return escapeToken(tok) }
