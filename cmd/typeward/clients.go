@@ -89,8 +89,10 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 	default:
 		return usageError("unknown action %q: want create, list or disable", c.action)
 	}
-	if c.output != "" && c.output != "text" && c.output != "json" {
-		return usageError("--output %q: expected text or json", c.output)
+	if c.output != "" {
+		if err := checkOutput(c.output); err != nil {
+			return err
+		}
 	}
 	return resolveDatabaseURL(c.m, &c.databaseURL, "clients of the embedded default live in its memory; use its admin API")
 }

@@ -72,8 +72,8 @@ func (c *keysCommand) ParseFlags(args []string) error {
 	if len(positional) != 0 {
 		return usageError("keys %s takes no arguments, got %v", c.action, positional)
 	}
-	if c.output != "text" && c.output != "json" {
-		return usageError("--output %q: expected text or json", c.output)
+	if err := checkOutput(c.output); err != nil {
+		return err
 	}
 	if c.action == "rotate" {
 		if c.alg, err = keys.ParseAlg(alg); err != nil {

@@ -129,6 +129,14 @@ func (m *Main) usage() {
 	fmt.Fprintln(m.Stderr, "\nRun typeward <command> -h for a command's flags.")
 }
 
+// checkOutput refuses an --output format no command prints.
+func checkOutput(format string) error {
+	if format != "text" && format != "json" {
+		return usageError("--output %q: expected text or json", format)
+	}
+	return nil
+}
+
 // oneLine keeps a reason on the single line CI logs and scripts expect.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")

@@ -98,8 +98,9 @@ func (c *toolsCheckCommand) ParseFlags(args []string) error {
 		return usageError("expected one current tools file, got %d\n%s", len(positional), toolsUsage)
 	case c.approved == "":
 		return usageError("--approved APPROVED.json is required")
-	case c.output != "text" && c.output != "json":
-		return usageError("--output %q: expected text or json", c.output)
+	}
+	if err := checkOutput(c.output); err != nil {
+		return err
 	}
 	c.current = positional[0]
 	return nil
@@ -112,11 +113,11 @@ type serverFinding struct {
 }
 
 func (c *toolsCheckCommand) Run(context.Context) error {
-	approved, err := readSnapshotFile(c.approved)
+	approved, err := parseFile(c.approved, registry.ParseSnapshotFile)
 	if err != nil {
 		return err
 	}
-	current, err := readSnapshotFile(c.current)
+	current, err := parseFile(c.current, registry.ParseSnapshotFile)
 	if err != nil {
 		return err
 	}
@@ -144,18 +145,6 @@ func (c *toolsCheckCommand) Run(context.Context) error {
 }
 
 func (c *toolsCheckCommand) Close() error { return nil }
-
-func readSnapshotFile(path string) ([]registry.ServerTools, error) {
-	data, err := readInput(path)
-	if err != nil {
-		return nil, err
-	}
-	servers, err := registry.ParseSnapshotFile(data)
-	if err != nil {
-		return nil, usageError("%s: %v", path, err)
-	}
-	return servers, nil
-}
 
 // checkDrift compares server by server. Two files of one server each are
 // compared whatever their names (a plain tools/list names none); otherwise

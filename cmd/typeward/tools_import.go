@@ -88,7 +88,7 @@ func (c *toolsImportCommand) load(ctx context.Context) ([]registry.Tool, string,
 		tools, err := c.source.list(ctx)
 		return tools, c.source.describe(), err
 	}
-	servers, err := readSnapshotFile(c.file)
+	servers, err := parseFile(c.file, registry.ParseSnapshotFile)
 	if err != nil {
 		return nil, "", err
 	}

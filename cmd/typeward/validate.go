@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/composition"
@@ -53,8 +52,9 @@ func (c *validateCommand) ParseFlags(args []string) error {
 		return usageError("expected one composition file, got %d (usage: %s)", len(positional), validateUsage)
 	case c.registry == "":
 		return usageError("--registry TOOLS.json is required")
-	case c.output != "text" && c.output != "json":
-		return usageError("--output %q: expected text or json", c.output)
+	}
+	if err := checkOutput(c.output); err != nil {
+		return err
 	}
 	c.composition = positional[0]
 	return nil
@@ -89,39 +89,6 @@ func (c *validateCommand) Run(ctx context.Context) error {
 }
 
 func (c *validateCommand) Close() error { return nil }
-
-// parseFile reads and parses an input file; either failure is unusable
-// input, and the reason names the file.
-func parseFile[T any](path string, parse func([]byte) (T, error)) (T, error) {
-	var zero T
-	data, err := readInput(path)
-	if err != nil {
-		return zero, err
-	}
-	v, err := parse(data)
-	if err != nil {
-		return zero, usageError("%s: %v", path, err)
-	}
-	return v, nil
-}
-
-// readInput reads a file, refusing anything larger than any input typeward
-// accepts before reading it whole.
-func readInput(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, usageError("%v", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, registry.MaxToolsFileBytes+1))
-	if err != nil {
-		return nil, usageError("%s: %v", path, err)
-	}
-	if len(data) > registry.MaxToolsFileBytes {
-		return nil, usageError("%s: larger than %d bytes", path, registry.MaxToolsFileBytes)
-	}
-	return data, nil
-}
 
 // jsonReport is the --output json shape: {"valid": bool, "issues": [...]}.
 type jsonReport struct {
