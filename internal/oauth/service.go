@@ -5,11 +5,12 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/metrics"
+	"github.com/typeward/typeward/internal/registry"
 )
 
 // Service is the authorization server. Every field is required except
-// Limiter (no rate limit), Metrics (not counted), Log (not logged) and Now
-// (time.Now).
+// Limiter (no rate limit), Metrics (not counted), Log (not logged), Now
+// (time.Now), Tools and ValidationCacheBytes.
 type Service struct {
 	Issuer        string
 	Authenticator Authenticator
@@ -23,18 +24,26 @@ type Service struct {
 	Metrics       *metrics.Metrics
 	Log           *slog.Logger
 	Now           func() time.Time
+	// Tools resolves the tool names a composition asks for, so that the
+	// allow-list is checked before anything is validated or cached; nil
+	// checks it only after validation.
+	Tools registry.Resolver
+	// ValidationCacheBytes bounds each validation cache
+	// (DefaultValidationCacheBytes when 0).
+	ValidationCacheBytes int64
 
-	// inline caches validations by the authorization_details parameter,
-	// so a repeated request is not even parsed; stored by the definition
-	// of the stored composition it names.
-	inline, stored validationCache
+	// vc caches validations by the authorization_details parameter, so a
+	// repeated request is not even parsed (inline), and by the definition
+	// of the stored composition it names (stored).
+	vc validationCaches
 }
 
 // RegistryChanged forgets every cached validation: call it on every
 // registry change (a tool declared, changed or removed on any replica).
 func (s *Service) RegistryChanged() {
-	s.inline.clear()
-	s.stored.clear()
+	c := s.caches()
+	c.inline.Clear()
+	c.stored.Clear()
 }
 
 func (s *Service) now() time.Time {

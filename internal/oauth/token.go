@@ -121,8 +121,11 @@ func (s *Service) token(ctx context.Context, client *clients.Client, form url.Va
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.validated(ctx, req.details)
+	v, err := s.validated(ctx, client, req.details)
 	if err != nil {
+		for _, is := range AsError(err).Issues { // refused by the allow-list before validation
+			rec.Tools, rec.IssueCodes = append(rec.Tools, is.SourceTool), append(rec.IssueCodes, is.Code)
+		}
 		return nil, err
 	}
 	rec.CompositionDigest, rec.Tools, rec.IssueCodes = v.result.Digest, v.tools, v.issueCodes
@@ -186,16 +189,20 @@ func (s *Service) audience(client *clients.Client, resource string) (string, err
 // validated is the validation of the composition an authorization_details
 // parameter asks for: from the cache when these exact bytes (or the
 // stored definition they name) were validated since the last registry
-// change.
-func (s *Service) validated(ctx context.Context, details string) (*validation, error) {
-	v, gen := s.inline.get(details)
-	if v == nil {
+// change. A composition naming a tool outside the client's allow-list is
+// refused before it is validated, so it never costs a validation nor a
+// cache entry.
+func (s *Service) validated(ctx context.Context, client *clients.Client, details string) (*validation, error) {
+	caches := s.caches()
+	gen := caches.inline.Generation()
+	v, ok := caches.inline.Get(details)
+	if !ok {
 		cr, err := ParseAuthorizationDetails(details)
 		if err != nil {
 			return nil, err
 		}
 		if cr.ID == "" {
-			if v, err = s.validate(ctx, cr.Inline, &s.inline, details, gen); err != nil {
+			if v, err = s.validate(ctx, client, cr.Inline, caches.inline, details, gen); err != nil {
 				return nil, err
 			}
 		} else {
@@ -206,9 +213,9 @@ func (s *Service) validated(ctx context.Context, details string) (*validation, e
 				return nil, serverError(err)
 			}
 			key := string(stored.Definition)
-			v, gen = s.stored.get(key)
-			if v == nil {
-				if v, err = s.validate(ctx, stored.Definition, &s.stored, key, gen); err != nil {
+			gen = caches.stored.Generation()
+			if v, ok = caches.stored.Get(key); !ok {
+				if v, err = s.validate(ctx, client, stored.Definition, caches.stored, key, gen); err != nil {
 					return nil, err
 				}
 			}
@@ -222,14 +229,17 @@ func (s *Service) validated(ctx context.Context, details string) (*validation, e
 	return v, nil
 }
 
-// validate parses and validates doc, and caches the validation under key
-// (read at generation gen) when it depends on nothing but doc and the
-// registry.
-func (s *Service) validate(ctx context.Context, doc []byte, cache *validationCache, key string, gen uint64) (*validation, error) {
+// validate parses doc, checks its tools against the client's allow-list,
+// validates it, and caches the validation under key (read at generation
+// gen) when it depends on nothing but doc and the registry.
+func (s *Service) validate(ctx context.Context, client *clients.Client, doc []byte, cache *validationCache, key string, gen uint64) (*validation, error) {
 	started := time.Now()
 	c, err := composition.Parse(doc)
 	if err != nil {
 		return nil, badRequest(CodeInvalidAuthorizationDetails, truncate(err.Error(), 512))
+	}
+	if err := s.admitTools(ctx, client, c); err != nil {
+		return nil, err
 	}
 	res, err := s.Validator.Validate(ctx, c)
 	if err != nil {
@@ -241,9 +251,43 @@ func (s *Service) validate(ctx context.Context, doc []byte, cache *validationCac
 	}
 	v := newValidation(res)
 	if cacheable(c) {
-		cache.put(key, v, gen)
+		cache.PutAt(gen, key, v)
 	}
 	return v, nil
+}
+
+// admitTools refuses a composition whose nodes name a tool outside the
+// client's allow-list, before any validation. Names that do not resolve
+// are left to the validator, which reports them; tools reached through
+// stored compositions are checked after validation (allowListIssues).
+func (s *Service) admitTools(ctx context.Context, client *clients.Client, c *composition.Composition) error {
+	if s.Tools == nil {
+		return nil
+	}
+	var denied []composition.ToolRef
+	seen := map[string]bool{}
+	for _, n := range c.Nodes {
+		if n.Tool == "" {
+			continue
+		}
+		rt, err := s.Tools.ResolveTool(ctx, n.Tool, n.Version)
+		if err != nil {
+			if errors.Is(err, registry.ErrNotFound) || errors.Is(err, registry.ErrAmbiguous) {
+				continue
+			}
+			return serverError(err)
+		}
+		if name := rt.QualifiedName(); !seen[name] && !client.AllowsTool(name) {
+			seen[name] = true
+			denied = append(denied, composition.ToolRef{Name: name, Version: rt.Version, Digest: rt.Digest})
+		}
+	}
+	if len(denied) == 0 {
+		return nil
+	}
+	issues := s.allowListIssues(client, denied)
+	return &Error{Kind: KindForbidden, Code: CodeInvalidAuthorizationDetails,
+		Description: refusalDescription(issues), Issues: issues}
 }
 
 // CodeToolNotAllowed is the issue of a tool outside the client's allow-list.

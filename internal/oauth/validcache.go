@@ -3,18 +3,17 @@ package oauth
 import (
 	"sync"
 
+	"github.com/typeward/typeward/internal/cache"
 	"github.com/typeward/typeward/internal/composition"
 	"github.com/typeward/typeward/verify"
 )
 
-// Bounds of a validation cache. Real deployments run a handful of
-// pipelines, each asking for a token every few minutes; the byte bound
-// keeps a client sending many large documents from growing the cache
-// without limit.
-const (
-	maxCachedValidations = 4096
-	maxCachedKeyBytes    = 32 << 20
-)
+// DefaultValidationCacheBytes bounds each validation cache (inline
+// documents, stored definitions) by what its entries hold: request text,
+// verdict and derived token fields. Real deployments run a handful of
+// pipelines; the bound keeps one client sending many large, novel
+// documents from growing memory past it.
+const DefaultValidationCacheBytes = 32 << 20
 
 // validation is a composition's verdict and what every token request for
 // it derives from the verdict, computed once. It is shared by concurrent
@@ -43,42 +42,38 @@ func newValidation(res *composition.Result) *validation {
 // asked for. A validation depends on the document and on the tool versions
 // it resolved, so any registry change empties the cache
 // (Service.RegistryChanged); documents that reference stored compositions
-// are never cached, since those can change without a registry change.
-type validationCache struct {
-	mu      sync.RWMutex
-	entries map[string]*validation
-	bytes   int    // of the keys
-	gen     uint64 // bumped by every clear
-}
+// are never cached, since those can change without a registry change. A
+// validation that raced with a change is not kept (the cache's
+// generation).
+type validationCache = cache.Cache[string, *validation]
 
-// get returns the cached validation, and the generation to hand to put
-// after validating on a miss.
-func (c *validationCache) get(key string) (*validation, uint64) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.entries[key], c.gen
-}
-
-// put keeps v unless the registry changed since gen was read: a
-// validation that raced with a change may have seen the old tools.
-func (c *validationCache) put(key string, v *validation, gen uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.gen != gen {
-		return
+func newValidationCache(maxBytes int64) *validationCache {
+	if maxBytes <= 0 {
+		maxBytes = DefaultValidationCacheBytes
 	}
-	if c.entries == nil || len(c.entries) >= maxCachedValidations || c.bytes+len(key) > maxCachedKeyBytes {
-		c.entries, c.bytes = make(map[string]*validation), 0 // crude but bounded
-	}
-	c.entries[key] = v
-	c.bytes += len(key)
+	return cache.New(cache.Config[string, *validation]{MaxBytes: maxBytes,
+		Size: func(k string, v *validation) int64 { return int64(len(k)) + cache.Sizeof(v) }})
 }
 
-func (c *validationCache) clear() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.entries, c.bytes = nil, 0
-	c.gen++
+// validationCaches are the Service's two caches, made on first use with
+// its configured bound.
+type validationCaches struct {
+	once           sync.Once
+	inline, stored *validationCache
+}
+
+func (s *Service) caches() *validationCaches {
+	s.vc.once.Do(func() {
+		s.vc.inline = newValidationCache(s.ValidationCacheBytes)
+		s.vc.stored = newValidationCache(s.ValidationCacheBytes)
+	})
+	return &s.vc
+}
+
+// ValidationCacheStats are the two validation caches' statistics.
+func (s *Service) ValidationCacheStats() (inline, stored cache.Stats) {
+	c := s.caches()
+	return c.inline.Stats(), c.stored.Stats()
 }
 
 // cacheable reports whether a parsed composition's validation depends only

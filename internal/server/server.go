@@ -138,7 +138,7 @@ func (s *Server) wire(ctx context.Context) error {
 	svc := &oauth.Service{
 		Issuer: cfg.Issuer, Authenticator: auth, Validator: validator, Compositions: st.registry,
 		Minter: minter, Verifier: verifier, Revocations: st.revocations, Limiter: limiter,
-		Audit: st.audit, Metrics: s.metrics, Log: s.log,
+		Audit: st.audit, Metrics: s.metrics, Log: s.log, Tools: s.cache,
 	}
 	// Every registry change, local or from another replica, reaches both
 	// caches that depend on the registry.
