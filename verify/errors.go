@@ -11,6 +11,7 @@ var (
 	ErrMalformed    = errors.New("malformed token")
 	ErrAlgorithm    = errors.New("signing algorithm not allowed")
 	ErrType         = errors.New("not an access token: typ must be at+jwt")
+	ErrCritical     = errors.New("unsupported critical header (crit)")
 	ErrUnknownKey   = errors.New("unknown signing key")
 	ErrSignature    = errors.New("signature does not verify")
 	ErrExpired      = errors.New("token expired")

@@ -45,6 +45,9 @@ type authServer struct {
 	notModified atomic.Int32 // answered 304
 	failing     atomic.Bool  // answer 500
 	maxAge      atomic.Int64 // seconds
+	// hold, when set, makes each fetch wait until it is closed: a slow
+	// authorization server.
+	hold atomic.Pointer[chan struct{}]
 }
 
 func newAuthServer(t testing.TB, alg keys.Alg) *authServer {
@@ -65,6 +68,9 @@ func newAuthServer(t testing.TB, alg keys.Alg) *authServer {
 	}
 	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.fetches.Add(1)
+		if h := a.hold.Load(); h != nil {
+			<-*h
+		}
 		if a.failing.Load() {
 			http.Error(w, "down", http.StatusInternalServerError)
 			return

@@ -22,8 +22,11 @@ const (
 	DefaultMinRefetchInterval = 30 * time.Second
 	DefaultJWKSMaxAge         = 5 * time.Minute
 	MaxJWKSMaxAge             = 24 * time.Hour
-	maxJWKSBytes              = 1 << 20
-	jwksFetchTimeout          = 10 * time.Second
+	// DefaultStaleFactor: without MaxStale, a set is trusted for this many
+	// of its max-ages past its max-age while it cannot be refreshed.
+	DefaultStaleFactor = 3
+	maxJWKSBytes       = 1 << 20
+	jwksFetchTimeout   = 10 * time.Second
 )
 
 // JWKSOptions tune a JWKS cache.
@@ -38,6 +41,13 @@ type JWKSOptions struct {
 	// Cache-Control max-age. DefaultJWKSMaxAge when zero. A max-age above
 	// MaxJWKSMaxAge is capped.
 	DefaultMaxAge time.Duration
+	// MaxStale bounds how long past its max-age a set stays trusted when it
+	// cannot be refreshed (the authorization server down, or answering
+	// errors): after that its keys are refused, since a key typeward
+	// revoked would otherwise verify forever. When zero, DefaultStaleFactor
+	// times the set's max-age, and never less than two MinRefetchIntervals
+	// (so a set served with no-cache survives a failed refetch).
+	MaxStale time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -46,19 +56,28 @@ type JWKSOptions struct {
 // over HTTP. It keeps the set as long as the response's Cache-Control
 // max-age says, revalidates with the ETag, and fetches again early when a
 // token names a kid it does not hold, at most once per
-// MinRefetchInterval. When a fetch fails the keys it held stay in use. It
-// is safe for concurrent use.
+// MinRefetchInterval. Past its max-age the set is refreshed in the
+// background while its keys keep verifying, for at most MaxStale; a fetch
+// that fails leaves them in use until then. Only a token naming a key the
+// cache lacks (or a set past MaxStale) waits for a fetch. It is safe for
+// concurrent use.
 type JWKS struct {
 	url  string
 	opts JWKSOptions
 
-	fetchMu sync.Mutex // one fetch at a time; held across the request
+	mu         sync.Mutex
+	keys       map[string]publicKey
+	fresh      time.Time // the set is current until then
+	staleUntil time.Time // and trusted until then
+	lastFetch  time.Time // the last fetch started, for the rate limit
+	etag       string
+	inflight   *flight // the fetch running now, nil when none
+}
 
-	mu        sync.Mutex
-	keys      map[string]publicKey
-	fresh     time.Time // the set is current until then
-	lastFetch time.Time // the last fetch attempt, for the rate limit
-	etag      string
+// flight is one fetch, shared by every caller that wants it.
+type flight struct {
+	done chan struct{}
+	err  error
 }
 
 type publicKey struct {
@@ -84,55 +103,112 @@ func NewJWKS(url string, opts JWKSOptions) *JWKS {
 	return &JWKS{url: url, opts: opts}
 }
 
-// Key returns the key kid and its algorithm. An unknown kid, or a set past
-// its max-age, triggers a fetch unless one happened within the
-// MinRefetchInterval.
+// How far a key can be trusted.
+const (
+	keyUnknown = iota // not in the set, or the set is past MaxStale
+	keyStale          // past max-age, within MaxStale: use it, refresh
+	keyFresh
+)
+
+// Key returns the key kid and its algorithm. A set past its max-age is
+// refreshed in the background; an unknown kid triggers a fetch the caller
+// waits for, unless one started within the MinRefetchInterval.
 func (j *JWKS) Key(ctx context.Context, kid string) (crypto.PublicKey, string, error) {
-	if k, ok, fresh := j.lookup(kid); ok && fresh {
+	k, state := j.lookup(kid)
+	switch state {
+	case keyFresh:
+		return k.key, k.alg, nil
+	case keyStale:
+		j.start() // no waiting: verifies of known keys never queue behind a fetch
 		return k.key, k.alg, nil
 	}
-	j.fetchMu.Lock()
-	defer j.fetchMu.Unlock()
-	// Another caller may have fetched while this one waited.
-	k, ok, fresh := j.lookup(kid)
-	if ok && fresh {
+	f := j.start()
+	if f == nil { // rate-limited
+		return nil, "", j.unknown(kid, nil)
+	}
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return nil, "", fmt.Errorf("%w: kid %q: waiting for the JWKS: %v", ErrUnknownKey, kid, ctx.Err())
+	}
+	if k, state := j.lookup(kid); state != keyUnknown {
 		return k.key, k.alg, nil
 	}
-	j.mu.Lock()
-	limited := j.opts.Now().Sub(j.lastFetch) < j.opts.MinRefetchInterval && !j.lastFetch.IsZero()
-	j.mu.Unlock()
-	if limited {
-		if ok { // stale, and the last fetch failed: keep using it
-			return k.key, k.alg, nil
-		}
-		return nil, "", fmt.Errorf("%w: kid %q is not in the JWKS", ErrUnknownKey, kid)
-	}
-	// The fetch is shared by every waiting caller: one caller giving up must
-	// not fail it for the others.
-	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), jwksFetchTimeout)
-	defer cancel()
-	fetchErr := j.fetch(fctx)
-	if k, ok, _ := j.lookup(kid); ok {
-		return k.key, k.alg, nil
-	}
-	if fetchErr != nil {
-		return nil, "", fmt.Errorf("%w: kid %q: fetching the JWKS: %v", ErrUnknownKey, kid, fetchErr)
-	}
-	return nil, "", fmt.Errorf("%w: kid %q is not in the JWKS", ErrUnknownKey, kid)
+	return nil, "", j.unknown(kid, f.err)
 }
 
-func (j *JWKS) lookup(kid string) (publicKey, bool, bool) {
+// unknown explains why kid cannot be used.
+func (j *JWKS) unknown(kid string, fetchErr error) error {
+	j.mu.Lock()
+	_, held := j.keys[kid]
+	expired := held && !j.opts.Now().Before(j.staleUntil)
+	j.mu.Unlock()
+	switch {
+	case expired && fetchErr != nil:
+		return fmt.Errorf("%w: kid %q: the JWKS is past its max-age and MaxStale, and fetching it failed: %v", ErrUnknownKey, kid, fetchErr)
+	case expired:
+		return fmt.Errorf("%w: kid %q: the JWKS is past its max-age and MaxStale and could not be refreshed", ErrUnknownKey, kid)
+	case fetchErr != nil:
+		return fmt.Errorf("%w: kid %q: fetching the JWKS: %v", ErrUnknownKey, kid, fetchErr)
+	}
+	return fmt.Errorf("%w: kid %q is not in the JWKS", ErrUnknownKey, kid)
+}
+
+func (j *JWKS) lookup(kid string) (publicKey, int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	k, ok := j.keys[kid]
-	return k, ok, j.opts.Now().Before(j.fresh)
+	now := j.opts.Now()
+	switch {
+	case !ok || !now.Before(j.staleUntil):
+		return k, keyUnknown
+	case now.Before(j.fresh):
+		return k, keyFresh
+	}
+	return k, keyStale
 }
 
-// fetch GETs the JWKS, revalidating with the ETag; callers hold fetchMu.
-func (j *JWKS) fetch(ctx context.Context) error {
-	now := j.opts.Now()
+// start returns the fetch in flight, or starts one unless one started
+// within the MinRefetchInterval (then nil). The fetch runs detached from
+// any caller's context: one caller giving up must not fail it for the
+// others.
+func (j *JWKS) start() *flight {
 	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.inflight != nil {
+		return j.inflight
+	}
+	now := j.opts.Now()
+	if !j.lastFetch.IsZero() && now.Sub(j.lastFetch) < j.opts.MinRefetchInterval {
+		return nil
+	}
 	j.lastFetch = now
+	f := &flight{done: make(chan struct{})}
+	j.inflight = f
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), jwksFetchTimeout)
+		defer cancel()
+		f.err = j.fetch(ctx, now)
+		j.mu.Lock()
+		j.inflight = nil
+		j.mu.Unlock()
+		close(f.done)
+	}()
+	return f
+}
+
+// staleFor is how long past maxAge a set stays trusted.
+func (j *JWKS) staleFor(maxAge time.Duration) time.Duration {
+	if j.opts.MaxStale > 0 {
+		return j.opts.MaxStale
+	}
+	return max(DefaultStaleFactor*maxAge, 2*j.opts.MinRefetchInterval)
+}
+
+// fetch GETs the JWKS, revalidating with the ETag; only the flight start
+// launched runs it. now is when it started.
+func (j *JWKS) fetch(ctx context.Context, now time.Time) error {
+	j.mu.Lock()
 	etag := j.etag
 	j.mu.Unlock()
 
@@ -155,6 +231,7 @@ func (j *JWKS) fetch(ctx context.Context) error {
 	case http.StatusNotModified:
 		j.mu.Lock()
 		j.fresh = now.Add(maxAge)
+		j.staleUntil = j.fresh.Add(j.staleFor(maxAge))
 		j.mu.Unlock()
 		return nil
 	case http.StatusOK:
@@ -174,6 +251,7 @@ func (j *JWKS) fetch(ctx context.Context) error {
 	}
 	j.mu.Lock()
 	j.keys, j.fresh, j.etag = keys, now.Add(maxAge), resp.Header.Get("ETag")
+	j.staleUntil = j.fresh.Add(j.staleFor(maxAge))
 	j.mu.Unlock()
 	return nil
 }

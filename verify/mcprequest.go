@@ -14,6 +14,12 @@ import (
 // DefaultMaxBodyBytes bounds the request body ToolName reads.
 const DefaultMaxBodyBytes = 1 << 20
 
+// MaxNesting bounds how deeply arrays and objects may nest in a request
+// body ToolName inspects. MCP messages nest a few levels; tool arguments
+// rarely more than a dozen. The bound is checked in one linear pass before
+// anything is decoded.
+const MaxNesting = 64
+
 // Errors of ToolName.
 var (
 	// ErrBadRequest: the request does not say unambiguously which tool it
@@ -34,8 +40,8 @@ const (
 // ToolName is the tool an MCP request calls, "" when it calls none (any
 // other method, a notification, a response, a GET).
 //
-// A POST body is read, at most maxBody bytes, and put back so the next
-// handler reads it whole. When it is a JSON-RPC tools/call, the tool is
+// A body, whatever the HTTP method, is read, at most maxBody bytes, and
+// put back so the next handler reads it whole. When it is a JSON-RPC tools/call, the tool is
 // params.name; Mcp-Method and Mcp-Name headers, when present, must agree
 // with the body, since a gateway may route on the headers and a server
 // acts on the body. Without a body, the Mcp-Name header names the tool
@@ -45,7 +51,10 @@ func ToolName(r *http.Request, maxBody int64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	hMethod, hName := r.Header.Get(HeaderMcpMethod), r.Header.Get(HeaderMcpName)
+	hMethod, hName, err := mcpHeaders(r.Header)
+	if err != nil {
+		return "", err
+	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if hMethod == "" || hMethod == "tools/call" {
 			return hName, nil
@@ -65,10 +74,25 @@ func ToolName(r *http.Request, maxBody int64) (string, error) {
 	return name, nil
 }
 
-// readBody reads a POST body up to limit and puts it back: the next reader
-// gets what was read followed by whatever was not.
+// mcpHeaders are the Mcp-Method and Mcp-Name headers. Each may appear
+// once: proxies disagree on which of two values counts (first, last, or
+// both joined), so a repeat is as ambiguous as a header contradicting the
+// body.
+func mcpHeaders(h http.Header) (method, name string, err error) {
+	for _, k := range []string{HeaderMcpMethod, HeaderMcpName} {
+		if n := len(h.Values(k)); n > 1 {
+			return "", "", fmt.Errorf("%w: %d %s headers", ErrBadRequest, n, k)
+		}
+	}
+	return h.Get(HeaderMcpMethod), h.Get(HeaderMcpName), nil
+}
+
+// readBody reads a body up to limit and puts it back: the next reader gets
+// what was read followed by whatever was not. Every method's body is read,
+// not only POST's: a server may act on the body of any method, so the
+// router must see it.
 func readBody(r *http.Request, limit int64) ([]byte, error) {
-	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
+	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
 	if limit <= 0 {
@@ -96,10 +120,18 @@ type replayedBody struct {
 // tool's name. Duplicate members are refused: JSON parsers disagree on
 // which one wins, and the router must see what the server will.
 func parseCall(body []byte) (method, name string, err error) {
+	if err := checkNesting(body); err != nil {
+		return "", "", err
+	}
 	body = bytes.TrimSpace(body)
 	if body[0] == '[' {
 		return "", "", batch(body)
 	}
+	return parseMessage(body)
+}
+
+// parseMessage reads one JSON-RPC message object.
+func parseMessage(body []byte) (method, name string, err error) {
 	msg, err := members(body)
 	if err != nil {
 		return "", "", err
@@ -124,19 +156,53 @@ func parseCall(body []byte) (method, name string, err error) {
 
 // batch refuses a JSON-RPC batch that calls a tool: one request may carry
 // one tool call. Batches were removed from MCP; older clients' batches of
-// other methods pass.
+// other methods pass. A batch element must be a message object: JSON-RPC
+// has no nested batches, and reading them recursively cost quadratic time.
 func batch(body []byte) error {
 	var msgs []json.RawMessage
 	if err := json.Unmarshal(body, &msgs); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
-	for _, m := range msgs {
-		method, _, err := parseCall(m)
+	for i, m := range msgs {
+		if m = bytes.TrimSpace(m); len(m) == 0 || m[0] != '{' {
+			return fmt.Errorf("%w: batch element %d is not a JSON-RPC message object", ErrBadRequest, i)
+		}
+		method, _, err := parseMessage(m)
 		if err != nil {
 			return err
 		}
 		if method == "tools/call" {
 			return fmt.Errorf("%w: tools/call inside a batch", ErrBadRequest)
+		}
+	}
+	return nil
+}
+
+// checkNesting refuses a body whose arrays and objects nest deeper than
+// MaxNesting, in one pass over its bytes (strings skipped, escapes
+// honoured), so no decoder later spends more than linear time on it.
+func checkNesting(body []byte) error {
+	depth, inString := 0, false
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			if depth++; depth > MaxNesting {
+				return fmt.Errorf("%w: nested more than %d levels deep", ErrBadRequest, MaxNesting)
+			}
+		case ']', '}':
+			depth--
 		}
 	}
 	return nil

@@ -5,7 +5,10 @@ import (
 	"crypto"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -19,6 +22,10 @@ const MaxTokenSize = 64 << 10
 
 // DefaultLeeway is the clock skew tolerated on exp, nbf and iat.
 const DefaultLeeway = 30 * time.Second
+
+// MaxLeeway bounds Config.Leeway: a larger skew would let an expired token
+// live on for longer than typeward's tokens last.
+const MaxLeeway = 5 * time.Minute
 
 // DefaultAlgorithms returns the algorithms typeward signs with (a new slice
 // each call, so no caller can change another's allow-list).
@@ -53,7 +60,8 @@ type Config struct {
 	// Algorithms allowed; DefaultAlgorithms when empty. Only asymmetric
 	// algorithms may be listed.
 	Algorithms []string
-	// Leeway on exp, nbf and iat; DefaultLeeway when zero.
+	// Leeway on exp, nbf and iat; DefaultLeeway when zero, at most
+	// MaxLeeway.
 	Leeway time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -68,6 +76,12 @@ type Config struct {
 	// MaxBodyBytes bounds how much of a request body the middleware reads to
 	// find the tool called; DefaultMaxBodyBytes when zero.
 	MaxBodyBytes int64
+	// MaxStale bounds how long past its max-age the JWKS cache built on
+	// JWKSURL keeps trusting keys it cannot refresh; see JWKSOptions.
+	MaxStale time.Duration
+	// Logger receives warnings (a plain-http JWKS URL); slog.Default when
+	// nil.
+	Logger *slog.Logger
 }
 
 // Verifier verifies typeward access tokens. It is safe for concurrent use.
@@ -98,8 +112,11 @@ func New(cfg Config) (*Verifier, error) {
 			problems = append(problems, fmt.Sprintf("algorithm %q is not supported (ES256, EdDSA)", a))
 		}
 	}
-	if cfg.Leeway < 0 || cfg.MaxBodyBytes < 0 {
-		problems = append(problems, "Leeway and MaxBodyBytes must not be negative")
+	if cfg.Leeway < 0 || cfg.MaxBodyBytes < 0 || cfg.MaxStale < 0 {
+		problems = append(problems, "Leeway, MaxBodyBytes and MaxStale must not be negative")
+	}
+	if cfg.Leeway > MaxLeeway {
+		problems = append(problems, fmt.Sprintf("Leeway %v is above the maximum %v", cfg.Leeway, MaxLeeway))
 	}
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("verify: %s", strings.Join(problems, "; "))
@@ -113,9 +130,15 @@ func New(cfg Config) (*Verifier, error) {
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
 	keys := cfg.Keys
 	if keys == nil {
-		keys = NewJWKS(cfg.JWKSURL, JWKSOptions{Client: cfg.HTTPClient, Now: cfg.Now})
+		if insecureURL(cfg.JWKSURL) {
+			cfg.Logger.Warn("verify: the JWKS URL is plain http outside loopback: anyone on the path can substitute keys", "jwks_url", cfg.JWKSURL)
+		}
+		keys = NewJWKS(cfg.JWKSURL, JWKSOptions{Client: cfg.HTTPClient, Now: cfg.Now, MaxStale: cfg.MaxStale})
 	}
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods(cfg.Algorithms),
@@ -133,7 +156,7 @@ func New(cfg Config) (*Verifier, error) {
 
 // Verify checks a token and returns its claims. Every error wraps
 // ErrInvalidToken and one of ErrMalformed, ErrAlgorithm, ErrType,
-// ErrUnknownKey, ErrSignature, ErrExpired, ErrNotYetValid, ErrIssuer,
+// ErrCritical, ErrUnknownKey, ErrSignature, ErrExpired, ErrNotYetValid, ErrIssuer,
 // ErrAudience or ErrMissingClaim.
 func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
 	if len(token) > MaxTokenSize {
@@ -164,6 +187,11 @@ func (v *Verifier) key(ctx context.Context, t *jwt.Token) (crypto.PublicKey, err
 	if !strings.EqualFold(typ, "at+jwt") && !strings.EqualFold(typ, "application/at+jwt") {
 		return nil, fmt.Errorf("%w (got %q)", ErrType, typ)
 	}
+	if crit, ok := t.Header["crit"]; ok {
+		// RFC 7515 §4.1.11: a recipient must refuse a token whose critical
+		// extensions it does not understand, and this one understands none.
+		return nil, fmt.Errorf("%w: %v", ErrCritical, crit)
+	}
 	kid, _ := t.Header["kid"].(string)
 	if kid == "" {
 		return nil, fmt.Errorf("%w: no kid in the header", ErrUnknownKey)
@@ -180,7 +208,7 @@ func (v *Verifier) key(ctx context.Context, t *jwt.Token) (crypto.PublicKey, err
 
 // keyError is an error of finding the key, which names its own reason.
 func keyError(err error) error {
-	for _, own := range []error{ErrType, ErrUnknownKey, ErrAlgorithm} {
+	for _, own := range []error{ErrType, ErrCritical, ErrUnknownKey, ErrAlgorithm} {
 		if errors.Is(err, own) {
 			return invalid(own, err.Error())
 		}
@@ -230,3 +258,17 @@ type tokenError struct {
 
 func (e *tokenError) Error() string   { return "invalid token: " + e.detail }
 func (e *tokenError) Unwrap() []error { return []error{ErrInvalidToken, e.why} }
+
+// insecureURL reports a plain-http URL to a host other than loopback.
+func insecureURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || !strings.EqualFold(u.Scheme, "http") {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
+}

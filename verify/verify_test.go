@@ -231,7 +231,9 @@ func TestRotatedKeys(t *testing.T) {
 		t.Fatalf("within max-age: %v, %d fetches", err, a.fetches.Load())
 	}
 	a.clock.Add(31 * time.Second)
-	if _, err := v.Verify(ctx, old); err != nil || a.fetches.Load() != 2 || a.notModified.Load() != 1 {
+	_, err := v.Verify(ctx, old)
+	verify.WaitIdle(v) // the revalidation runs in the background
+	if err != nil || a.fetches.Load() != 2 || a.notModified.Load() != 1 {
 		t.Fatalf("past max-age: %v, %d fetches, %d not modified; want a 304 revalidation", err, a.fetches.Load(), a.notModified.Load())
 	}
 
@@ -290,7 +292,8 @@ func TestNewRefusesConfig(t *testing.T) {
 	}{
 		{"empty", verify.Config{}, "verify: Issuer is required; Audience is required (this router's resource URI); JWKSURL or Keys is required"},
 		{"HS256", verify.Config{Issuer: "i", Audience: "a", JWKSURL: "u", Algorithms: []string{"HS256"}}, `verify: algorithm "HS256" is not supported (ES256, EdDSA)`},
-		{"negative leeway", verify.Config{Issuer: "i", AcceptAnyAudience: true, JWKSURL: "u", Leeway: -1}, "verify: Leeway and MaxBodyBytes must not be negative"},
+		{"negative leeway", verify.Config{Issuer: "i", AcceptAnyAudience: true, JWKSURL: "u", Leeway: -1}, "verify: Leeway, MaxBodyBytes and MaxStale must not be negative"},
+		{"leeway above the bound", verify.Config{Issuer: "i", Audience: "a", JWKSURL: "u", Leeway: verify.MaxLeeway + time.Second}, "verify: Leeway 5m1s is above the maximum 5m0s"},
 	}
 	for _, tc := range tests {
 		if _, err := verify.New(tc.cfg); err == nil || err.Error() != tc.want {

@@ -1,0 +1,16 @@
+package verify
+
+// WaitIdle waits for the verifier's JWKS fetch in flight, if any, so a
+// test sees the cache a background refresh left.
+func WaitIdle(v *Verifier) {
+	j, ok := v.keys.(*JWKS)
+	if !ok {
+		return
+	}
+	j.mu.Lock()
+	f := j.inflight
+	j.mu.Unlock()
+	if f != nil {
+		<-f.done
+	}
+}
