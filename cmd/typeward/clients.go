@@ -133,13 +133,9 @@ func (c *clientsCommand) Run(ctx context.Context) error {
 }
 
 func (c *clientsCommand) create(ctx context.Context, store clients.Store) error {
-	rawPepper := c.m.Getenv(server.EnvPepper)
-	if rawPepper == "" {
-		return usageError("%s is required: client secrets are stored as a keyed hash under the server's pepper", server.EnvPepper)
-	}
-	pepper, err := clients.ParsePepper(rawPepper)
+	pepper, err := server.PepperFromEnv(c.m.Getenv)
 	if err != nil {
-		return usageError("%s: %v", server.EnvPepper, err)
+		return usageError("%v", err)
 	}
 	hasher, err := clients.NewHasher(pepper)
 	if err != nil {

@@ -61,7 +61,7 @@ func (c *keysCommand) ParseFlags(args []string) error {
 		fs.BoolVar(&c.emergency, "emergency", false, "sign with the new key at once and withdraw the others")
 		fs.StringVar(&alg, "alg", c.envOr(server.EnvSigningAlg, string(keys.ES256)), "algorithm of the new key: ES256 or EdDSA")
 		fs.StringVar(&maxAge, "jwks-max-age", c.envOr(server.EnvJWKSMaxAge, keys.DefaultJWKSMaxAge.String()), "the servers' JWKS max-age")
-		fs.StringVar(&ttl, "token-ttl", keys.DefaultMaxTokenTTL.String(), "the longest lifetime of the tokens the old key signed")
+		fs.StringVar(&ttl, "token-ttl", keys.MaxTokenTTL.String(), "the longest lifetime of the tokens the old key signed")
 	default:
 		return usageError("unknown action %q: want list or rotate", c.action)
 	}
@@ -122,13 +122,9 @@ func (c *keysCommand) Run(ctx context.Context) error {
 }
 
 func (c *keysCommand) rotate(ctx context.Context, store keys.Store) error {
-	raw := c.m.Getenv(server.EnvKEK)
-	if raw == "" {
-		return usageError("%s is required: private keys are stored encrypted under it", server.EnvKEK)
-	}
-	kek, err := keys.ParseKEK(raw)
+	kek, err := server.KEKFromEnv(c.m.Getenv)
 	if err != nil {
-		return usageError("%s: %v", server.EnvKEK, err)
+		return usageError("%v", err)
 	}
 	existing, err := store.List(ctx)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 	"net"
 	"strings"
@@ -28,8 +29,10 @@ func (c *serveCommand) ParseFlags(args []string) error {
 	case errors.Is(err, flag.ErrHelp):
 		return &exitError{code: exitOK}
 	case err != nil:
-		// Every configuration problem, one per line.
-		return &exitError{code: exitBadInput, msg: "invalid configuration:\n  " + strings.ReplaceAll(err.Error(), "\n", "\n  ")}
+		// Every configuration problem, one per line (exitError's message
+		// would fold them into one).
+		fmt.Fprintf(c.m.Stderr, "typeward serve: invalid configuration:\n  %s\n", strings.ReplaceAll(err.Error(), "\n", "\n  "))
+		return &exitError{code: exitBadInput}
 	}
 	c.cfg = cfg
 	return nil

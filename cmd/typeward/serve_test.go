@@ -41,6 +41,19 @@ func TestServeRejectsBadConfigurationAtOnce(t *testing.T) {
 	}
 }
 
+// TestServeFlagErrorsOnce: an unknown flag is reported once, with where
+// to look, and --help lists the flags and exits 0.
+func TestServeFlagErrorsOnce(t *testing.T) {
+	code, _, stderr := run("serve", "--frobnicate")
+	if code != exitBadInput || strings.Count(stderr, "frobnicate") != 1 || !strings.Contains(stderr, "see typeward serve --help") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	code, _, stderr = run("serve", "--help")
+	if code != exitOK || !strings.Contains(stderr, "--addr host:port") || !strings.Contains(stderr, "env TYPEWARD_MIGRATE") {
+		t.Errorf("exit %d, help:\n%s", code, stderr)
+	}
+}
+
 // TestServeEmbeddedAndGracefulStop runs `typeward serve` in the embedded
 // default, checks it answers, and stops it as SIGTERM would.
 func TestServeEmbeddedAndGracefulStop(t *testing.T) {

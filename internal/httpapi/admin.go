@@ -75,7 +75,7 @@ func (a *Admin) authenticate(next http.Handler) http.Handler {
 			writeProblem(w, r, a.log, problem(http.StatusUnauthorized, "the bearer token is invalid, expired, revoked or not for this server"))
 			return
 		}
-		if !slices.Contains(tok.Scope, oauth.AdminScope) {
+		if !slices.Contains(tok.Scope, clients.AdminScope) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="typeward-admin", error="insufficient_scope", scope="typeward:admin"`)
 			writeProblem(w, r, a.log, problem(http.StatusForbidden, "the bearer token lacks scope typeward:admin"))
 			return

@@ -20,7 +20,7 @@ import (
 // Defaults of Config.
 const (
 	DefaultJWKSMaxAge   = 15 * time.Minute
-	DefaultMaxTokenTTL  = time.Hour // the longest token lifetime typeward allows
+	MaxTokenTTL         = time.Hour // the longest token lifetime typeward allows (the default of Config.MaxTokenTTL)
 	DefaultClockSkew    = time.Minute
 	DefaultRefreshEvery = 30 * time.Second
 )
@@ -67,7 +67,7 @@ func (c *Config) withDefaults() error {
 	for _, d := range []struct {
 		v   *time.Duration
 		def time.Duration
-	}{{&c.JWKSMaxAge, DefaultJWKSMaxAge}, {&c.MaxTokenTTL, DefaultMaxTokenTTL}, {&c.ClockSkew, DefaultClockSkew}, {&c.RefreshEvery, DefaultRefreshEvery}, {&c.RotateEvery, 0}} {
+	}{{&c.JWKSMaxAge, DefaultJWKSMaxAge}, {&c.MaxTokenTTL, MaxTokenTTL}, {&c.ClockSkew, DefaultClockSkew}, {&c.RefreshEvery, DefaultRefreshEvery}, {&c.RotateEvery, 0}} {
 		if *d.v < 0 {
 			return fmt.Errorf("keys: negative duration %v in Config", *d.v)
 		}

@@ -9,10 +9,6 @@ import (
 	"github.com/typeward/typeward/verify"
 )
 
-// DetailTypeComposition is the one authorization_details type typeward
-// understands.
-const DetailTypeComposition = "mcp_composition"
-
 // MaxAuthorizationDetailsBytes bounds the parameter before it is decoded.
 const MaxAuthorizationDetailsBytes = 1 << 20
 
@@ -29,7 +25,7 @@ type CompositionRequest struct {
 // enrich is the authorization detail of a validated composition: what the
 // token and the success answer carry.
 func enrich(res *composition.Result) verify.AuthorizationDetail {
-	d := verify.AuthorizationDetail{Type: DetailTypeComposition, Digest: res.Digest,
+	d := verify.AuthorizationDetail{Type: verify.DetailType, Digest: res.Digest,
 		Tools: make([]verify.ToolRef, len(res.Tools)), Edges: make([]verify.Edge, len(res.Edges))}
 	for i, t := range res.Tools {
 		d.Tools[i] = verify.ToolRef{Name: t.Name, Version: t.Version, Digest: t.Digest}
@@ -66,8 +62,8 @@ func ParseAuthorizationDetails(raw string) (CompositionRequest, error) {
 	if err := json.Unmarshal(entry["type"], &typ); err != nil {
 		return fail(`authorization_details[0].type must be a string`)
 	}
-	if typ != DetailTypeComposition {
-		return fail("authorization_details type %q is not supported; use %s", truncate(typ, 64), DetailTypeComposition)
+	if typ != verify.DetailType {
+		return fail("authorization_details type %q is not supported; use %s", truncate(typ, 64), verify.DetailType)
 	}
 	for key := range entry {
 		if key != "type" && key != "composition" && key != "composition_id" {

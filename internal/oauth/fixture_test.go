@@ -39,7 +39,7 @@ var testClients = []clients.Client{
 	{ID: "app", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}},
 	{ID: "multi", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud, "https://other.example.com"}},
 	{ID: "narrow", AllowedTools: []string{"db_query"}, AllowedAudiences: []string{routerAud}},
-	{ID: "admin", AllowedScopes: []string{AdminScope}},
+	{ID: "admin", AllowedScopes: []string{clients.AdminScope}},
 	{ID: "off", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Disabled: true},
 }
 

@@ -28,10 +28,6 @@ type Introspection struct {
 	AuthorizationDetails []verify.AuthorizationDetail `json:"authorization_details,omitempty"`
 }
 
-// AdminScope is the scope of tokens the admin API accepts; a client allowed
-// it may also introspect and revoke any token.
-const AdminScope = clients.AdminScope
-
 // Introspect answers RFC 7662 for an authenticated caller. A token that is
 // expired, revoked, malformed, signed by someone else, or that the caller
 // has no business seeing (neither its client, nor a client whose allowed
@@ -95,7 +91,7 @@ func (s *Service) activeToken(ctx context.Context, raw string) (*verify.Claims, 
 }
 
 func mayInspect(caller *clients.Client, tok *verify.Claims) bool {
-	if caller.ID == tok.ClientID || caller.AllowsScope(AdminScope) {
+	if caller.ID == tok.ClientID || caller.AllowsScope(clients.AdminScope) {
 		return true
 	}
 	return slices.ContainsFunc(tok.Audience, caller.AllowsAudience)

@@ -1,6 +1,9 @@
 package oauth
 
-import "github.com/typeward/typeward/internal/clients"
+import (
+	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/verify"
+)
 
 // Metadata is the RFC 8414 authorization server metadata.
 type Metadata struct {
@@ -56,8 +59,8 @@ func NewMetadata(issuer string, signingAlgs, assertionAlgs []string) Metadata {
 		IntrospectionEndpointAuthSigningAlgValuesSupported: assertionAlgs,
 		RevocationEndpointAuthMethodsSupported:             auth,
 		RevocationEndpointAuthSigningAlgValuesSupported:    assertionAlgs,
-		AuthorizationDetailsTypesSupported:                 []string{DetailTypeComposition},
-		ScopesSupported:                                    []string{AdminScope},
+		AuthorizationDetailsTypesSupported:                 []string{verify.DetailType},
+		ScopesSupported:                                    []string{clients.AdminScope},
 		AccessTokenSigningAlgValuesSupported:               signingAlgs,
 	}
 }

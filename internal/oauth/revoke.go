@@ -3,6 +3,8 @@ package oauth
 import (
 	"context"
 	"net/url"
+
+	"github.com/typeward/typeward/internal/clients"
 )
 
 // Revoke answers RFC 7009 for an authenticated caller. The answer is the
@@ -29,7 +31,7 @@ func (s *Service) Revoke(ctx context.Context, form url.Values, authorization str
 	if err != nil || tok == nil {
 		return err
 	}
-	if tok.ClientID != caller.ID && !caller.AllowsScope(AdminScope) {
+	if tok.ClientID != caller.ID && !caller.AllowsScope(clients.AdminScope) {
 		return nil
 	}
 	if err := s.Revocations.Revoke(ctx, tok.ID, tok.ExpiresAt); err != nil {

@@ -50,7 +50,7 @@ func TestTokenRefusals(t *testing.T) {
 		{name: "two resources", creds: creds("app"), form: grant("resource", routerAud, "resource", routerAud, "authorization_details", valid), kind: KindBadRequest, code: CodeInvalidTarget},
 		{name: "resource needed with several audiences", creds: creds("multi"), form: grant("authorization_details", valid), kind: KindBadRequest, code: CodeInvalidTarget},
 		{name: "tool scope requested directly", creds: creds("app"), form: grant("scope", "mcp:tool:db_query"), kind: KindBadRequest, code: CodeInvalidScope},
-		{name: "admin scope not allowed", creds: creds("app"), form: grant("scope", AdminScope), kind: KindBadRequest, code: CodeInvalidScope},
+		{name: "admin scope not allowed", creds: creds("app"), form: grant("scope", clients.AdminScope), kind: KindBadRequest, code: CodeInvalidScope},
 		{name: "malformed details", creds: creds("app"), form: grant("authorization_details", `{"type":"mcp_composition"}`), kind: KindBadRequest, code: CodeInvalidAuthorizationDetails},
 		{name: "malformed composition", creds: creds("app"), form: grant("authorization_details", details(`{"nodes":[{"id":"n"}]}`)), kind: KindBadRequest, code: CodeInvalidAuthorizationDetails},
 		{name: "unknown stored composition", creds: creds("app"), form: grant("authorization_details", `[{"type":"mcp_composition","composition_id":"nope"}]`), kind: KindBadRequest, code: CodeInvalidAuthorizationDetails},
@@ -95,7 +95,7 @@ func TestTokenRefusals(t *testing.T) {
 
 func TestTokenRateLimited(t *testing.T) {
 	f := newFixture(t)
-	ask := form("grant_type", "client_credentials", "scope", AdminScope)
+	ask := form("grant_type", "client_credentials", "scope", clients.AdminScope)
 	for range testBurst {
 		if _, err := f.svc.Token(context.Background(), ask, creds("admin")); err != nil {
 			t.Fatal(err)
@@ -185,7 +185,7 @@ func TestTokenForValidComposition(t *testing.T) {
 				t.Fatalf("authorization_details = %+v", tok.AuthorizationDetails)
 			}
 			detail := tok.AuthorizationDetails[0]
-			if detail.Type != DetailTypeComposition || !strings.HasPrefix(detail.Digest, "sha256:") || len(detail.Tools) != 3 ||
+			if detail.Type != verify.DetailType || !strings.HasPrefix(detail.Digest, "sha256:") || len(detail.Tools) != 3 ||
 				!reflect.DeepEqual(detail.Edges, []verify.Edge{{From: "aggregate_stats", To: "email_send"}, {From: "db_query", To: "aggregate_stats"}}) {
 				t.Errorf("authorization_details = %+v", detail)
 			}
@@ -210,7 +210,7 @@ func TestTokenForValidComposition(t *testing.T) {
 
 func TestAdminScopeToken(t *testing.T) {
 	f := newFixture(t)
-	resp, err := f.svc.Token(context.Background(), form("grant_type", "client_credentials", "scope", AdminScope), creds("admin"))
+	resp, err := f.svc.Token(context.Background(), form("grant_type", "client_credentials", "scope", clients.AdminScope), creds("admin"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestAdminScopeToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Scope != AdminScope || !reflect.DeepEqual(tok.Audience, []string{issuer}) || len(tok.Tools) != 0 ||
+	if resp.Scope != clients.AdminScope || !reflect.DeepEqual(tok.Audience, []string{issuer}) || len(tok.Tools) != 0 ||
 		tok.AuthorizationDetails != nil || resp.AuthorizationDetails != nil || resp.Warnings != nil {
 		t.Errorf("resp %+v token %+v: want an admin token for the issuer and no tools", resp, tok)
 	}

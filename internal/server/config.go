@@ -5,7 +5,6 @@ package server
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -23,14 +22,14 @@ const (
 	DefaultAddr     = "127.0.0.1:8080"
 	DefaultTokenTTL = 5 * time.Minute
 	MinTokenTTL     = time.Minute
-	MaxTokenTTL     = time.Hour
 	DefaultRegistry = "examples/registry.json"
 	// DemoAudience is the resource the embedded mode's demo client may
 	// name: the router of DESIGN.md's examples.
 	DemoAudience = "https://router.example.com/mcp"
 )
 
-// Environment variables. Flags override them.
+// Environment variables. A flag given on the command line wins over its
+// variable; secrets have no flag, so they never show in a process list.
 const (
 	EnvAddr           = "TYPEWARD_ADDR"
 	EnvIssuer         = "TYPEWARD_ISSUER"
@@ -43,10 +42,13 @@ const (
 	EnvRateBurst      = "TYPEWARD_RATE_BURST"
 	EnvMetricsClients = "TYPEWARD_METRICS_CLIENTS"
 	EnvRegistry       = "TYPEWARD_REGISTRY"
-	EnvKEK            = "TYPEWARD_KEY_ENCRYPTION_KEY"
-	EnvPepper         = "TYPEWARD_CLIENT_SECRET_PEPPER"
 	EnvLogLevel       = "TYPEWARD_LOG_LEVEL"
 	EnvKeyRotation    = "TYPEWARD_KEY_ROTATION_INTERVAL"
+	// Secrets: environment only.
+	EnvKEK               = "TYPEWARD_KEY_ENCRYPTION_KEY"
+	EnvPepper            = "TYPEWARD_CLIENT_SECRET_PEPPER"
+	EnvAdminClientID     = clients.AdminClientIDEnv
+	EnvAdminClientSecret = clients.AdminClientSecretEnv
 )
 
 // Config is a validated configuration.
@@ -68,14 +70,17 @@ type Config struct {
 	MetricsClients []string
 	// Registry is the tools file the embedded default loads.
 	Registry string
+	LogLevel string
+
+	// From the environment only (secrets).
 	// KEK encrypts signing keys at rest; required with a database.
 	KEK *keys.KEK
 	// Pepper keys the client secret hash; required with a database.
 	Pepper []byte
 	// AdminClientID and AdminClientSecret bootstrap the admin client.
 	AdminClientID, AdminClientSecret string
-	LogLevel                         string
 
+	// Not configurable: zero means the component's default.
 	OAuthBodyLimit, AdminBodyLimit int64
 	ShutdownTimeout                time.Duration
 }
@@ -83,43 +88,68 @@ type Config struct {
 // Embedded reports whether the configuration is the embedded default.
 func (c *Config) Embedded() bool { return c.DatabaseURL == "" }
 
+// bind declares every flag of `typeward serve`: its Config field, its
+// environment variable and its default. A new setting is one line here and,
+// if it has bounds, one check in validate.
+func (c *Config) bind(b *binder) {
+	b.str(&c.Addr, "addr", EnvAddr, DefaultAddr, "listen `host:port`; port 0 picks a free one")
+	b.str(&c.Issuer, "issuer", EnvIssuer, "", "issuer identifier, an http(s) `URL` (default http:// + addr)")
+	b.duration(&c.TokenTTL, "token-ttl", EnvTokenTTL, DefaultTokenTTL, "access token lifetime, 1m to 1h")
+	b.str(&c.DatabaseURL, "database-url", EnvDatabaseURL, "", "Postgres `URL`; empty runs the embedded in-memory default")
+	b.boolean(&c.Migrate, "migrate", EnvMigrate, false, "apply database migrations at start")
+	b.value("signing-alg", EnvSigningAlg, string(keys.ES256), "signing algorithm of new keys: ES256 or EdDSA", func(s string) (err error) {
+		c.SigningAlg, err = keys.ParseAlg(s)
+		return err
+	})
+	b.duration(&c.JWKSMaxAge, "jwks-max-age", EnvJWKSMaxAge, keys.DefaultJWKSMaxAge, "JWKS Cache-Control max-age, 1s to 24h; a new key is published this long before it signs")
+	b.duration(&c.KeyRotationInterval, "key-rotation-interval", EnvKeyRotation, 0, "rotate the signing key on this schedule (e.g. 720h); 0 rotates only on demand")
+	b.float(&c.RateLimit, "rate-limit", EnvRateLimit, 50, "token requests per second per client")
+	b.integer(&c.RateBurst, "rate-burst", EnvRateBurst, 100, "token requests a client may make at once")
+	b.list(&c.MetricsClients, "metrics-clients", EnvMetricsClients, "comma-separated client `ids` labelled in typeward_tokens_issued_total (others count as \"other\")")
+	b.str(&c.Registry, "registry", EnvRegistry, DefaultRegistry, "tools `file` the embedded default loads")
+	b.str(&c.LogLevel, "log-level", EnvLogLevel, "info", "debug, info, warn or error")
+}
+
+// envOnly lists the settings read from the environment alone, for --help.
+var envOnly = [][2]string{
+	{EnvKEK, "with a database: 32 bytes (base64 or hex) encrypting signing keys at rest"},
+	{EnvPepper, "with a database: 32 bytes (base64) keying the client secret hash"},
+	{EnvAdminClientID + ", " + EnvAdminClientSecret, "bootstrap the admin client (scope " + clients.AdminScope + ")"},
+}
+
 // ParseConfig reads flags over environment variables and validates the
-// result, reporting every problem at once (errors.Join).
+// result, reporting every problem at once (errors.Join). With -h it writes
+// the help to usage and returns flag.ErrHelp.
 func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (*Config, error) {
-	env := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
-	fs := flag.NewFlagSet("typeward serve", flag.ContinueOnError)
-	fs.SetOutput(usage)
-	addr := fs.String("addr", env(EnvAddr, DefaultAddr), "listen address (`host:port`)")
-	issuer := fs.String("issuer", env(EnvIssuer, ""), "issuer identifier, an http(s) `URL` (default http:// + addr)")
-	ttl := fs.String("token-ttl", env(EnvTokenTTL, DefaultTokenTTL.String()), "access token lifetime, 1m to 1h")
-	dbURL := fs.String("database-url", env(EnvDatabaseURL, ""), "Postgres `URL`; empty runs the embedded in-memory default")
-	migrate := fs.String("migrate", env(EnvMigrate, "false"), "apply database migrations at start (true|false)")
-	alg := fs.String("signing-alg", env(EnvSigningAlg, string(keys.ES256)), "signing algorithm of new keys: ES256 or EdDSA")
-	maxAge := fs.String("jwks-max-age", env(EnvJWKSMaxAge, keys.DefaultJWKSMaxAge.String()), "JWKS Cache-Control max-age; a new key is published this long before it signs")
-	rotation := fs.String("key-rotation-interval", env(EnvKeyRotation, "0"), "rotate the signing key on this schedule (e.g. 720h); 0 rotates only on demand")
-	rate := fs.String("rate-limit", env(EnvRateLimit, "50"), "token requests per second per client")
-	burst := fs.String("rate-burst", env(EnvRateBurst, "100"), "token requests a client may make at once")
-	metricsClients := fs.String("metrics-clients", env(EnvMetricsClients, ""), "comma-separated client ids labelled in typeward_tokens_issued_total (others count as \"other\")")
-	registryFile := fs.String("registry", env(EnvRegistry, DefaultRegistry), "tools file the embedded default loads")
-	logLevel := fs.String("log-level", env(EnvLogLevel, "info"), "debug, info, warn or error")
-	if err := fs.Parse(normaliseBoolFlags(args)); err != nil {
+	c := &Config{ShutdownTimeout: 20 * time.Second}
+	b := newBinder("typeward serve")
+	c.bind(b)
+	if err := b.parse(args, getenv, usage); err != nil {
 		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	problems := b.problems
+	c.AdminClientID, c.AdminClientSecret = getenv(EnvAdminClientID), getenv(EnvAdminClientSecret)
+	if !c.Embedded() {
+		var err error
+		if c.KEK, err = KEKFromEnv(getenv); err != nil {
+			problems = append(problems, err)
+		}
+		if c.Pepper, err = PepperFromEnv(getenv); err != nil {
+			problems = append(problems, err)
+		}
 	}
+	problems = append(problems, c.validate()...)
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	return c, nil
+}
 
+// validate checks bounds and combinations of parsed values, and fills in
+// what derives from others (the issuer from the address).
+func (c *Config) validate() []error {
 	var problems []error
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
-	c := &Config{Addr: *addr, DatabaseURL: *dbURL, Registry: *registryFile, LogLevel: *logLevel,
-		AdminClientID: getenv(clients.AdminClientIDEnv), AdminClientSecret: getenv(clients.AdminClientSecretEnv),
-		ShutdownTimeout: 20 * time.Second}
-
 	if host, port, err := net.SplitHostPort(c.Addr); err != nil {
 		bad("--addr %q: want host:port", c.Addr)
 	} else if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
@@ -127,7 +157,7 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (*C
 	} else if host == "" {
 		c.Addr = net.JoinHostPort("0.0.0.0", port)
 	}
-	c.Issuer = strings.TrimSuffix(*issuer, "/")
+	c.Issuer = strings.TrimSuffix(c.Issuer, "/")
 	if c.Issuer == "" {
 		c.Issuer = "http://" + c.Addr
 	}
@@ -135,58 +165,30 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (*C
 		u.RawQuery != "" || u.Fragment != "" {
 		bad("--issuer %q: want an http(s) URL without query or fragment (RFC 8414)", c.Issuer)
 	}
-	if d, err := time.ParseDuration(*ttl); err != nil {
-		bad("--token-ttl %q: not a duration (e.g. 5m)", *ttl)
-	} else if d < MinTokenTTL || d > MaxTokenTTL {
-		bad("--token-ttl %s: must be between %s and %s", d, MinTokenTTL, MaxTokenTTL)
-	} else {
-		c.TokenTTL = d
+	if c.TokenTTL < MinTokenTTL || c.TokenTTL > keys.MaxTokenTTL {
+		bad("--token-ttl %s: must be between %s and %s", c.TokenTTL, MinTokenTTL, keys.MaxTokenTTL)
 	}
-	if b, err := strconv.ParseBool(*migrate); err != nil {
-		bad("--migrate %q: want true or false", *migrate)
-	} else {
-		c.Migrate = b
+	if c.JWKSMaxAge < time.Second || c.JWKSMaxAge > 24*time.Hour {
+		bad("--jwks-max-age %s: want a duration from 1s to 24h", c.JWKSMaxAge)
 	}
-	if a, err := keys.ParseAlg(*alg); err != nil {
-		bad("--signing-alg %q: want ES256 or EdDSA", *alg)
-	} else {
-		c.SigningAlg = a
-	}
-	if d, err := time.ParseDuration(*maxAge); err != nil || d < time.Second || d > 24*time.Hour {
-		bad("--jwks-max-age %q: want a duration from 1s to 24h", *maxAge)
-	} else {
-		c.JWKSMaxAge = d
-	}
-	if d, err := time.ParseDuration(*rotation); err != nil || (d != 0 && d < time.Hour) {
-		bad("--key-rotation-interval %q: want 0 (off) or a duration of at least 1h", *rotation)
-	} else if d != 0 && d <= c.JWKSMaxAge {
+	switch d := c.KeyRotationInterval; {
+	case d != 0 && d < time.Hour:
+		bad("--key-rotation-interval %s: want 0 (off) or a duration of at least 1h", d)
+	case d != 0 && d <= c.JWKSMaxAge:
 		bad("--key-rotation-interval %s: must exceed --jwks-max-age %s, or keys rotate before they sign", d, c.JWKSMaxAge)
-	} else {
-		c.KeyRotationInterval = d
 	}
-	if r, err := strconv.ParseFloat(*rate, 64); err != nil || !(r > 0) || r > 1e6 {
-		bad("--rate-limit %q: want a positive number of requests per second", *rate)
-	} else {
-		c.RateLimit = r
+	if !(c.RateLimit > 0) || c.RateLimit > 1e6 {
+		bad("--rate-limit %v: want a positive number of requests per second, at most 1e6", c.RateLimit)
 	}
-	if b, err := strconv.Atoi(*burst); err != nil || b < 1 {
-		bad("--rate-burst %q: want a positive integer", *burst)
-	} else {
-		c.RateBurst = b
-	}
-	for _, id := range strings.Split(*metricsClients, ",") {
-		if id = strings.TrimSpace(id); id != "" {
-			c.MetricsClients = append(c.MetricsClients, id)
-		}
+	if c.RateBurst < 1 {
+		bad("--rate-burst %d: want a positive integer", c.RateBurst)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
 		bad("--log-level %q: want debug, info, warn or error", c.LogLevel)
 	}
-
-	adminSet := c.AdminClientID != "" || c.AdminClientSecret != ""
-	if adminSet {
+	if c.AdminClientID != "" || c.AdminClientSecret != "" {
 		problems = append(problems, clients.ValidateAdminCredentials(c.AdminClientID, c.AdminClientSecret)...)
 	}
 	if c.Migrate && c.Embedded() {
@@ -197,37 +199,6 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (*C
 			// The URL itself is not echoed: it may hold a password.
 			bad("DATABASE_URL: want a postgres:// URL")
 		}
-		if raw := getenv(EnvKEK); raw == "" {
-			bad("%s is required with a database: signing keys are stored encrypted under it (generate one with: openssl rand -base64 32)", EnvKEK)
-		} else if kek, err := keys.ParseKEK(raw); err != nil {
-			bad("%s: %v", EnvKEK, err)
-		} else {
-			c.KEK = kek
-		}
-		if raw := getenv(EnvPepper); raw == "" {
-			bad("%s is required with a database: client secrets are stored as a keyed hash under it (generate one with: openssl rand -base64 32)", EnvPepper)
-		} else if p, err := clients.ParsePepper(raw); err != nil {
-			bad("%s: %v", EnvPepper, err)
-		} else {
-			c.Pepper = p
-		}
 	}
-	if len(problems) > 0 {
-		return nil, errors.Join(problems...)
-	}
-	return c, nil
-}
-
-// normaliseBoolFlags lets "--migrate" stand alone as "--migrate=true",
-// since the flag is declared as a string to accept the environment's
-// spelling too.
-func normaliseBoolFlags(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a == "--migrate" || a == "-migrate" {
-			a = "--migrate=true"
-		}
-		out[i] = a
-	}
-	return out
+	return problems
 }

@@ -1,8 +1,12 @@
 package server
 
 import (
+	"bytes"
 	"encoding/base64"
+	"errors"
+	"flag"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +26,9 @@ func TestParseConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Addr != "127.0.0.1:8080" || c.Issuer != "http://127.0.0.1:8080" || c.TokenTTL != 5*time.Minute ||
-		!c.Embedded() || c.Migrate || c.SigningAlg != keys.ES256 || c.Registry != DefaultRegistry || c.RateLimit != 50 {
+		!c.Embedded() || c.Migrate || c.SigningAlg != keys.ES256 || c.Registry != DefaultRegistry || c.RateLimit != 50 ||
+		c.RateBurst != 100 || c.JWKSMaxAge != keys.DefaultJWKSMaxAge || c.KeyRotationInterval != 0 || c.LogLevel != "info" ||
+		c.MetricsClients != nil || c.KEK != nil || c.Pepper != nil {
 		t.Errorf("defaults %+v", c)
 	}
 }
@@ -41,12 +47,59 @@ func TestParseConfigFlagsOverEnvironment(t *testing.T) {
 	}
 }
 
+// TestParseConfigValues: each setting reaches its field with its type,
+// from the flag and from its environment variable alike.
+func TestParseConfigValues(t *testing.T) {
+	db := map[string]string{EnvDatabaseURL: "postgres://db/x", EnvKEK: key32, EnvPepper: key32}
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		get  func(*Config) any
+		want any
+	}{
+		{"migrate flag alone", []string{"--migrate"}, db, func(c *Config) any { return c.Migrate }, true},
+		{"migrate flag =false", []string{"--migrate=false"}, merge(db, EnvMigrate, "true"), func(c *Config) any { return c.Migrate }, false},
+		{"migrate env", nil, merge(db, EnvMigrate, "1"), func(c *Config) any { return c.Migrate }, true},
+		{"duration flag", []string{"--jwks-max-age", "90s"}, nil, func(c *Config) any { return c.JWKSMaxAge }, 90 * time.Second},
+		{"duration env", nil, map[string]string{EnvKeyRotation: "720h"}, func(c *Config) any { return c.KeyRotationInterval }, 720 * time.Hour},
+		{"float env", nil, map[string]string{EnvRateLimit: "2.5"}, func(c *Config) any { return c.RateLimit }, 2.5},
+		{"int flag", []string{"-rate-burst=7"}, nil, func(c *Config) any { return c.RateBurst }, 7},
+		{"list env", nil, map[string]string{EnvMetricsClients: " a, ,b "}, func(c *Config) any { return c.MetricsClients }, []string{"a", "b"}},
+		{"registry env", nil, map[string]string{EnvRegistry: "tools.json"}, func(c *Config) any { return c.Registry }, "tools.json"},
+		{"empty host listens everywhere", []string{"--addr", ":0"}, nil, func(c *Config) any { return c.Addr }, "0.0.0.0:0"},
+		{"log level env", nil, map[string]string{EnvLogLevel: "debug"}, func(c *Config) any { return c.LogLevel }, "debug"},
+		{"admin from env", nil, map[string]string{EnvAdminClientID: "ops", EnvAdminClientSecret: strings.Repeat("s", 32)},
+			func(c *Config) any { return c.AdminClientID }, "ops"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ParseConfig(tt.args, env(tt.env), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tt.get(c); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+}
+
+func merge(m map[string]string, k, v string) map[string]string {
+	out := map[string]string{k: v}
+	for a, b := range m {
+		out[a] = b
+	}
+	return out
+}
+
 // TestParseConfigReportsEveryProblem: one start tells the operator
-// everything that is wrong.
+// everything that is wrong, naming the flag or variable it came from.
 func TestParseConfigReportsEveryProblem(t *testing.T) {
 	_, err := ParseConfig([]string{"--addr", "nohost", "--token-ttl", "2h", "--signing-alg", "RS256", "--rate-limit", "-1",
-		"--issuer", "ftp://x", "--log-level", "loud"}, env(map[string]string{
-		EnvDatabaseURL: "postgres://user:hunter2@db/typeward", "TYPEWARD_ADMIN_CLIENT_ID": "admin", "TYPEWARD_ADMIN_CLIENT_SECRET": "short",
+		"--issuer", "ftp://x", "--log-level", "loud", "--rate-burst", "many"}, env(map[string]string{
+		EnvDatabaseURL: "postgres://user:hunter2@db/typeward", EnvAdminClientID: "admin", EnvAdminClientSecret: "short",
+		EnvJWKSMaxAge: "soon", EnvMigrate: "maybe",
 	}), io.Discard)
 	if err == nil {
 		t.Fatal("no error")
@@ -54,7 +107,8 @@ func TestParseConfigReportsEveryProblem(t *testing.T) {
 	msg := err.Error()
 	for _, want := range []string{
 		`--addr "nohost"`, "--token-ttl 2h0m0s: must be between 1m0s and 1h0m0s", `--signing-alg "RS256"`,
-		`--rate-limit "-1"`, `--issuer "ftp://x"`, `--log-level "loud"`,
+		"--rate-limit -1:", `--issuer "ftp://x"`, `--log-level "loud"`, `--rate-burst "many": not an integer`,
+		`TYPEWARD_JWKS_MAX_AGE "soon": not a duration`, `TYPEWARD_MIGRATE "maybe": want true or false`,
 		"TYPEWARD_ADMIN_CLIENT_SECRET has 5 characters", EnvKEK + " is required with a database", EnvPepper + " is required with a database",
 	} {
 		if !strings.Contains(msg, want) {
@@ -70,24 +124,65 @@ func TestParseConfigBounds(t *testing.T) {
 	tests := []struct {
 		args []string
 		env  map[string]string
-		ok   bool
+		want string // "" when the configuration is valid
 	}{
-		{[]string{"--token-ttl", "1m"}, nil, true},
-		{[]string{"--token-ttl", "1h"}, nil, true},
-		{[]string{"--token-ttl", "59s"}, nil, false},
-		{[]string{"--token-ttl", "soon"}, nil, false},
-		{[]string{"--migrate"}, nil, false}, // nothing to migrate without a database
-		{nil, map[string]string{EnvDatabaseURL: "mysql://db", EnvKEK: key32, EnvPepper: key32}, false},
-		{nil, map[string]string{EnvDatabaseURL: "postgres://db/x", EnvKEK: "c2hvcnQ=", EnvPepper: key32}, false},
-		{[]string{"stray"}, nil, false},
-		{[]string{"--key-rotation-interval", "720h"}, nil, true},
-		{[]string{"--key-rotation-interval", "10m"}, nil, false}, // shorter than a key waits to sign
-		{[]string{"--key-rotation-interval", "2h", "--jwks-max-age", "3h"}, nil, false},
+		{[]string{"--token-ttl", "1m"}, nil, ""},
+		{[]string{"--token-ttl", "1h"}, nil, ""},
+		{[]string{"--token-ttl", "59s"}, nil, "--token-ttl 59s: must be between"},
+		{[]string{"--token-ttl", "soon"}, nil, `--token-ttl "soon": not a duration`},
+		{[]string{"--migrate"}, nil, "--migrate needs a database"},
+		{nil, map[string]string{EnvDatabaseURL: "mysql://db", EnvKEK: key32, EnvPepper: key32}, "DATABASE_URL: want a postgres:// URL"},
+		{nil, map[string]string{EnvDatabaseURL: "postgres://db/x", EnvKEK: "c2hvcnQ=", EnvPepper: key32}, EnvKEK + ":"},
+		{nil, map[string]string{EnvDatabaseURL: "postgres://db/x", EnvKEK: key32, EnvPepper: "c2hvcnQ="}, EnvPepper + ":"},
+		{[]string{"stray"}, nil, "unexpected arguments: stray"},
+		{[]string{"--frobnicate"}, nil, "flag provided but not defined: -frobnicate (see typeward serve --help)"},
+		{[]string{"--key-rotation-interval", "720h"}, nil, ""},
+		{[]string{"--key-rotation-interval", "10m"}, nil, "want 0 (off) or a duration of at least 1h"}, // shorter than a key waits to sign
+		{[]string{"--key-rotation-interval", "2h", "--jwks-max-age", "3h"}, nil, "must exceed --jwks-max-age"},
+		{[]string{"--jwks-max-age", "25h"}, nil, "--jwks-max-age 25h0m0s: want a duration from 1s to 24h"},
+		{[]string{"--rate-limit", "NaN"}, nil, "--rate-limit NaN"},
+		{[]string{"--rate-burst", "0"}, nil, "--rate-burst 0: want a positive integer"},
+		{[]string{"--addr", "127.0.0.1:70000"}, nil, "port must be 0 to 65535"},
+		{[]string{"--issuer", "https://a.example/?q=1"}, nil, "without query or fragment"},
 	}
 	for _, tt := range tests {
 		_, err := ParseConfig(tt.args, env(tt.env), io.Discard)
-		if (err == nil) != tt.ok {
-			t.Errorf("%v %v: err = %v, want ok %v", tt.args, tt.env, err, tt.ok)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%v %v: %v", tt.args, tt.env, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%v %v: err = %v, want %q", tt.args, tt.env, err, tt.want)
 		}
+	}
+}
+
+// TestParseConfigHelp: --help lists every flag with its variable and
+// built-in default, and the environment-only secrets, but never a value
+// the environment holds.
+func TestParseConfigHelp(t *testing.T) {
+	var out bytes.Buffer
+	_, err := ParseConfig([]string{"--help"}, env(map[string]string{EnvDatabaseURL: "postgres://u:hunter2@db/x"}), &out)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("err = %v, want flag.ErrHelp", err)
+	}
+	help := out.String()
+	b := newBinder("x")
+	(&Config{}).bind(b)
+	if len(b.fields) < 13 {
+		t.Fatalf("only %d flags bound", len(b.fields))
+	}
+	for _, f := range b.fields {
+		if !strings.Contains(help, "--"+f.name) || !strings.Contains(help, "env "+f.env) {
+			t.Errorf("help lacks --%s or its variable %s", f.name, f.env)
+		}
+	}
+	for _, want := range []string{"--addr host:port\n", "--token-ttl duration\n", "--migrate\n", "default 127.0.0.1:8080",
+		"default 5m0s", EnvKEK, EnvPepper, EnvAdminClientSecret} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %q:\n%s", want, help)
+		}
+	}
+	if strings.Contains(help, "hunter2") {
+		t.Errorf("help shows the environment's database URL:\n%s", help)
 	}
 }

@@ -85,7 +85,7 @@ func (s *Server) wire(ctx context.Context) error {
 	s.keyring, err = keys.New(ctx, keys.Config{Store: st.keys, KEK: st.kek, Alg: cfg.SigningAlg,
 		// The bound, not this replica's --token-ttl: a replica configured with a
 		// longer TTL may have signed with a key this one retires.
-		JWKSMaxAge: cfg.JWKSMaxAge, MaxTokenTTL: MaxTokenTTL, RotateEvery: cfg.KeyRotationInterval, Logger: s.log})
+		JWKSMaxAge: cfg.JWKSMaxAge, MaxTokenTTL: keys.MaxTokenTTL, RotateEvery: cfg.KeyRotationInterval, Logger: s.log})
 	if err != nil {
 		return err
 	}
@@ -179,7 +179,7 @@ func (s *Server) seedEmbedded(ctx context.Context) error {
 	s.Demo = Credentials{ID: demo.ID, Secret: secret}
 	if s.cfg.AdminClientID == "" {
 		admin, secret, err := clients.Register(ctx, st.clients, st.hasher, clients.Registration{
-			ClientName: clients.AdminName, AllowedScopes: []string{oauth.AdminScope},
+			ClientName: clients.AdminName, AllowedScopes: []string{clients.AdminScope},
 		}, time.Now())
 		if err != nil {
 			return fmt.Errorf("admin client: %w", err)
@@ -199,7 +199,7 @@ func (s *Server) PrintEmbeddedCredentials(w io.Writer) {
 	fmt.Fprintf(w, "typeward: demo client (every tool, audience %s); this is the only time its secret is shown:\n", DemoAudience)
 	fmt.Fprintf(w, "export TYPEWARD_DEMO_CLIENT_ID=%s\nexport TYPEWARD_DEMO_CLIENT_SECRET=%s\n", s.Demo.ID, s.Demo.Secret)
 	if s.Admin.ID != "" {
-		fmt.Fprintf(w, "typeward: admin client (scope %s):\n", oauth.AdminScope)
+		fmt.Fprintf(w, "typeward: admin client (scope %s):\n", clients.AdminScope)
 		fmt.Fprintf(w, "export TYPEWARD_ADMIN_CLIENT_ID=%s\nexport TYPEWARD_ADMIN_CLIENT_SECRET=%s\n", s.Admin.ID, s.Admin.Secret)
 	}
 }
