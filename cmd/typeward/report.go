@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/composition"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // writeTextReport prints what a person reads in a CI log: issues grouped by
@@ -19,7 +19,7 @@ import (
 func writeTextReport(w io.Writer, r *composition.Result) error {
 	var b strings.Builder
 	var groups []string
-	byGroup := map[string][]compat.Issue{}
+	byGroup := map[string][]verdict.Issue{}
 	for _, is := range r.Issues {
 		g := groupOf(is)
 		if _, ok := byGroup[g]; !ok {
@@ -36,7 +36,7 @@ func writeTextReport(w io.Writer, r *composition.Result) error {
 			width = max(width, len(fieldOf(is)))
 		}
 		for _, is := range issues {
-			if is.Severity == compat.SeverityError {
+			if is.Severity == verdict.SeverityError {
 				errs++
 			} else {
 				warns++
@@ -53,7 +53,7 @@ func writeTextReport(w io.Writer, r *composition.Result) error {
 	return err
 }
 
-func groupOf(is compat.Issue) string {
+func groupOf(is verdict.Issue) string {
 	switch {
 	case is.Edge != "":
 		return fmt.Sprintf("%s (%s -> %s)", is.Edge, is.SourceTool, is.TargetTool)
@@ -63,7 +63,7 @@ func groupOf(is compat.Issue) string {
 	return "composition"
 }
 
-func fieldOf(is compat.Issue) string {
+func fieldOf(is verdict.Issue) string {
 	if is.FieldPath == "" {
 		return "-"
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/composition"
 	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // validateCommand is `typeward validate --registry TOOLS.json
@@ -92,14 +93,14 @@ func (c *validateCommand) Close() error { return nil }
 
 // jsonReport is the --output json shape: {"valid": bool, "issues": [...]}.
 type jsonReport struct {
-	Valid  bool           `json:"valid"`
-	Issues []compat.Issue `json:"issues"`
+	Valid  bool            `json:"valid"`
+	Issues []verdict.Issue `json:"issues"`
 }
 
 func writeJSONReport(w io.Writer, r *composition.Result) error {
 	issues := r.Issues
 	if issues == nil {
-		issues = []compat.Issue{}
+		issues = []verdict.Issue{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -1,6 +1,9 @@
 package compat
 
-import "github.com/typeward/typeward/internal/schema"
+import (
+	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/verdict"
+)
 
 // Node is a subschema inside a loaded document: the document and the JSON
 // pointer of the subschema ("" for the root). Pointers in Issues are
@@ -40,9 +43,9 @@ func NewChecker() *Checker {
 // Check returns every reason an instance of src might not be an instance of
 // tgt: nothing when compatibility is proven, ERRORs when it is disproven,
 // WARNING cannot_prove when the implemented rules cannot decide.
-func (c *Checker) Check(src, tgt Node, opts Options) []Issue {
+func (c *Checker) Check(src, tgt Node, opts Options) []verdict.Issue {
 	if src.Schema == nil || tgt.Schema == nil {
-		return []Issue{{Severity: SeverityWarning, Code: CodeCannotProve, SourcePointer: src.Pointer, TargetPointer: tgt.Pointer,
+		return []verdict.Issue{{Severity: verdict.SeverityWarning, Code: verdict.CodeCannotProve, SourcePointer: src.Pointer, TargetPointer: tgt.Pointer,
 			Message: "cannot prove compatibility: a schema is missing"}}
 	}
 	key := memoKey{src.Schema.Digest, src.Pointer, tgt.Schema.Digest, tgt.Pointer, opts.Conditional}
@@ -57,11 +60,11 @@ func (c *Checker) compute(src, tgt Node, conditional bool) []finding {
 	sv, sok := src.Schema.At(src.Pointer)
 	tv, tok := tgt.Schema.At(tgt.Pointer)
 	if !sok || !tok {
-		return []finding{{sev: SeverityWarning, code: CodeCannotProve, srcPtr: src.Pointer, tgtPtr: tgt.Pointer,
+		return []finding{{sev: verdict.SeverityWarning, code: verdict.CodeCannotProve, srcPtr: src.Pointer, tgtPtr: tgt.Pointer,
 			msg: "cannot prove " + srcMark + " fits " + tgtMark + ": a pointer does not resolve in its schema"}}
 	}
 	if !isSchema(sv) || !isSchema(tv) {
-		return []finding{{sev: SeverityWarning, code: CodeCannotProve, srcPtr: src.Pointer, tgtPtr: tgt.Pointer,
+		return []finding{{sev: verdict.SeverityWarning, code: verdict.CodeCannotProve, srcPtr: src.Pointer, tgtPtr: tgt.Pointer,
 			msg: "cannot prove " + srcMark + " fits " + tgtMark + ": a pointer does not point at a schema"}}
 	}
 	r := &run{
@@ -78,7 +81,7 @@ func (c *Checker) compute(src, tgt Node, conditional bool) []finding {
 	if r.exhausted {
 		// Steps skipped after the budget ran out answered "fine"; the
 		// warning keeps the overall answer from ever being "compatible".
-		fs = append(fs, finding{sev: SeverityWarning, code: CodeCannotProve, srcPtr: src.Pointer, tgtPtr: tgt.Pointer,
+		fs = append(fs, finding{sev: verdict.SeverityWarning, code: verdict.CodeCannotProve, srcPtr: src.Pointer, tgtPtr: tgt.Pointer,
 			msg: "cannot prove " + srcMark + " fits " + tgtMark + ": the schemas need more than the step budget"})
 	}
 	return dedupe(fs)

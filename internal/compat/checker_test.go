@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // TestLabelsAfterMemo: one memo entry serves any labels.
@@ -38,7 +40,7 @@ func TestConditionalIsPartOfTheKey(t *testing.T) {
 	c := NewChecker()
 	hard := c.Check(Node{src, ""}, Node{tgt, ""}, Options{})
 	soft := c.Check(Node{src, ""}, Node{tgt, ""}, Options{Conditional: true})
-	if len(hard) != 1 || hard[0].Severity != SeverityError || len(soft) != 1 || soft[0].Code != CodeMayBeNull {
+	if len(hard) != 1 || hard[0].Severity != verdict.SeverityError || len(soft) != 1 || soft[0].Code != verdict.CodeMayBeNull {
 		t.Errorf("required edge %+v, optional edge %+v", hard, soft)
 	}
 }

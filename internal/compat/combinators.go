@@ -1,5 +1,9 @@
 package compat
 
+import (
+	"github.com/typeward/typeward/internal/verdict"
+)
+
 // allOf in the target: the source must fit every branch.
 func (r *run) allOf(s view, t node, p path) []finding {
 	var out []finding
@@ -55,10 +59,10 @@ func (r *run) union(s view, t node, p path, keyword string, exclusive bool) []fi
 	switch len(live) {
 	case 0:
 		if s.types&kinds == 0 {
-			return r.errorf(CodeNoBranchMatches, r.srcPtr(s), tp, p,
+			return r.errorf(verdict.CodeNoBranchMatches, r.srcPtr(s), tp, p,
 				"%s is %s but %s expects %s (%s)", srcMark, describe(s.types), tgtMark, describe(kinds), keyword)
 		}
-		return r.errorf(CodeNoBranchMatches, r.srcPtr(s), tp, p,
+		return r.errorf(verdict.CodeNoBranchMatches, r.srcPtr(s), tp, p,
 			"%s can match none of the branches of %s (%s)", srcMark, tgtMark, keyword)
 	case 1:
 		// Every instance can only meet this branch: its verdict is the answer.
@@ -109,7 +113,7 @@ func (r *run) not(s view, t node, p path) []finding {
 		return nil
 	}
 	if len(r.sub(s, n, p)) == 0 {
-		return r.errorf(CodeExcludedByNot, r.srcPtr(s), n.ptr, p, "%s is excluded by %s (not)", srcMark, tgtMark)
+		return r.errorf(verdict.CodeExcludedByNot, r.srcPtr(s), n.ptr, p, "%s is excluded by %s (not)", srcMark, tgtMark)
 	}
 	return r.cannotProve(r.srcPtr(s), n.ptr, p, "not", "the source may meet the excluded schema")
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 const corpusPath = "../../../shared/corpus/real-tools.json"
@@ -125,7 +126,7 @@ func TestCorpusPairs(t *testing.T) {
 			if is.Message == "" || is.Code == "" {
 				t.Fatalf("issue without code or message: %+v", is)
 			}
-			if is.Severity == SeverityError {
+			if is.Severity == verdict.SeverityError {
 				outcome = "incompatible"
 			} else if outcome == "compatible" {
 				outcome = "not provable"

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // maxFiniteValues bounds how many candidate values of a finite source are
@@ -107,16 +109,16 @@ func (r *run) checkValues(s view, vals []any, t node, p path) []finding {
 		if _, typed := t.m["type"]; typed {
 			tp += "/type"
 		}
-		sev, code := SeverityError, CodeTypeMismatch
+		sev, code := verdict.SeverityError, verdict.CodeTypeMismatch
 		if r.conditional {
-			sev, code = SeverityWarning, CodeMayBeNull
+			sev, code = verdict.SeverityWarning, verdict.CodeMayBeNull
 		}
 		out = append(out, r.report(sev, code, sp, tp, p, "%s may be null but %s does not accept null", srcMark, tgtMark))
 	}
 	if len(bad) == 0 {
 		return out
 	}
-	tp, code := t.ptr, CodeEnumMismatch
+	tp, code := t.ptr, verdict.CodeEnumMismatch
 	kinds := KindsOf(bad)
 	accepted := acceptedKinds(t)
 	switch {
@@ -125,7 +127,7 @@ func (r *run) checkValues(s view, vals []any, t node, p path) []finding {
 	case t.m["const"] != nil:
 		tp = t.ptr + "/const"
 	case kinds&accepted == 0:
-		code = CodeTypeMismatch
+		code = verdict.CodeTypeMismatch
 		for _, kw := range []string{"type", "anyOf", "oneOf"} {
 			if _, ok := t.m[kw]; ok {
 				tp = t.ptr + "/" + kw
@@ -133,10 +135,10 @@ func (r *run) checkValues(s view, vals []any, t node, p path) []finding {
 			}
 		}
 		if len(bad) == len(vals) && !hasKeyword(s, "enum") && !hasKeyword(s, "const") {
-			return append(out, r.report(SeverityError, code, sp, tp, p, "%s is %s but %s expects %s", srcMark, describe(kinds), tgtMark, describe(accepted)))
+			return append(out, r.report(verdict.SeverityError, code, sp, tp, p, "%s is %s but %s expects %s", srcMark, describe(kinds), tgtMark, describe(accepted)))
 		}
 	}
-	return append(out, r.report(SeverityError, code, sp, tp, p, "%s may be %s, which %s does not accept", srcMark, listValues(bad), tgtMark))
+	return append(out, r.report(verdict.SeverityError, code, sp, tp, p, "%s may be %s, which %s does not accept", srcMark, listValues(bad), tgtMark))
 }
 
 // acceptedKinds is what the target's own kind keywords, and those of its
@@ -187,10 +189,10 @@ func (r *run) enumTarget(s view, t node, p path, keyword string) []finding {
 		if len(bad) == 0 {
 			return nil
 		}
-		return r.errorf(CodeEnumMismatch, r.srcValuesPtr(s), t.ptr+"/"+keyword, p,
+		return r.errorf(verdict.CodeEnumMismatch, r.srcValuesPtr(s), t.ptr+"/"+keyword, p,
 			"%s may be %s, which %s does not accept", srcMark, listValues(bad), tgtMark)
 	}
-	return r.errorf(CodeEnumMismatch, r.srcPtr(s), t.ptr+"/"+keyword, p,
+	return r.errorf(verdict.CodeEnumMismatch, r.srcPtr(s), t.ptr+"/"+keyword, p,
 		"%s is any %s but %s must be one of %s", srcMark, describe(s.types), tgtMark, listValues(allowed))
 }
 

@@ -3,23 +3,8 @@ package compat
 import (
 	"fmt"
 	"strings"
-)
 
-// Codes emitted by the checker beyond the shared ones in issue.go.
-const (
-	CodeEnumMismatch         = "enum_mismatch"
-	CodeRangeMismatch        = "range_mismatch"
-	CodeMultipleOfMismatch   = "multiple_of_mismatch"
-	CodeLengthMismatch       = "length_mismatch"
-	CodeSizeMismatch         = "size_mismatch"
-	CodeUniqueItems          = "unique_items"
-	CodeAdditionalProperty   = "additional_property"
-	CodeUndeclaredProperty   = "undeclared_property"
-	CodeContainsMismatch     = "contains_mismatch"
-	CodeExcludedByNot        = "excluded_by_not"
-	CodeNoBranchMatches      = "no_branch_matches"
-	CodeDependencyMissing    = "dependency_missing"
-	CodeTargetAcceptsNothing = "target_accepts_nothing"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // Placeholders for the two sides' names inside a stored message. Results are
@@ -29,10 +14,10 @@ const (
 	tgtMark = "\x00T"
 )
 
-// finding is an Issue before labelling: its message names the sides with
+// finding is a verdict.Issue before labelling: its message names the sides with
 // srcMark/tgtMark, and the paths below the labels are kept apart.
 type finding struct {
-	sev            Severity
+	sev            verdict.Severity
 	code           string
 	srcPtr, tgtPtr string
 	srcPath        string // e.g. "[].address.city", appended to the source label
@@ -50,22 +35,22 @@ func (p path) index(i int) path {
 	return path{p.s + ix, p.t + ix}
 }
 
-func (r *run) report(sev Severity, code, sp, tp string, p path, format string, args ...any) finding {
+func (r *run) report(sev verdict.Severity, code, sp, tp string, p path, format string, args ...any) finding {
 	return finding{sev: sev, code: code, srcPtr: sp, tgtPtr: tp, srcPath: p.s, tgtPath: p.t, msg: fmt.Sprintf(format, args...)}
 }
 
 func (r *run) errorf(code, sp, tp string, p path, format string, args ...any) []finding {
-	return []finding{r.report(SeverityError, code, sp, tp, p, format, args...)}
+	return []finding{r.report(verdict.SeverityError, code, sp, tp, p, format, args...)}
 }
 
 // cannotProve names the keyword the rules could not decide.
 func (r *run) cannotProve(sp, tp string, p path, keyword, why string) []finding {
-	return []finding{r.report(SeverityWarning, CodeCannotProve, sp, tp, p,
+	return []finding{r.report(verdict.SeverityWarning, verdict.CodeCannotProve, sp, tp, p,
 		"cannot prove %s fits %s: %s (%s)", srcMark, tgtMark, why, keyword)}
 }
 
 // render turns stored findings into Issues for one pair of labels.
-func render(fs []finding, opts Options) []Issue {
+func render(fs []finding, opts Options) []verdict.Issue {
 	if len(fs) == 0 {
 		return nil
 	}
@@ -76,11 +61,11 @@ func render(fs []finding, opts Options) []Issue {
 	if tl == "" {
 		tl = "target"
 	}
-	out := make([]Issue, len(fs))
+	out := make([]verdict.Issue, len(fs))
 	for i, f := range fs {
 		msg := strings.ReplaceAll(f.msg, srcMark, sl+f.srcPath)
 		msg = strings.ReplaceAll(msg, tgtMark, tl+f.tgtPath)
-		out[i] = Issue{Severity: f.sev, Code: f.code, SourcePointer: f.srcPtr, TargetPointer: f.tgtPtr, Message: msg}
+		out[i] = verdict.Issue{Severity: f.sev, Code: f.code, SourcePointer: f.srcPtr, TargetPointer: f.tgtPtr, Message: msg}
 	}
 	return out
 }
@@ -93,7 +78,7 @@ func dedupe(fs []finding) []finding {
 		return fs
 	}
 	type site struct {
-		sev            Severity
+		sev            verdict.Severity
 		code           string
 		srcPtr, tgtPtr string
 		msg            string

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // FuzzCheck loads two documents and checks them both ways: no panic, every
@@ -42,7 +43,7 @@ func FuzzCheck(f *testing.F) {
 		for _, pair := range [][2]*schema.Schema{{sa, sb}, {sb, sa}} {
 			issues := c.Check(Node{pair[0], ""}, Node{pair[1], ""}, Options{})
 			for _, is := range issues {
-				if is.Code == "" || is.Message == "" || (is.Severity != SeverityError && is.Severity != SeverityWarning) {
+				if is.Code == "" || is.Message == "" || (is.Severity != verdict.SeverityError && is.Severity != verdict.SeverityWarning) {
 					t.Fatalf("malformed issue %+v", is)
 				}
 			}

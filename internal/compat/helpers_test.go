@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // ruleCase is one pair and the exact issue list expected, each issue as
@@ -38,7 +39,7 @@ func mustParse(t testing.TB, doc string) *schema.Schema {
 	return s
 }
 
-func summarize(issues []Issue) []string {
+func summarize(issues []verdict.Issue) []string {
 	out := make([]string, 0, len(issues))
 	for _, is := range issues {
 		out = append(out, fmt.Sprintf("%s %s %s %s: %s", is.Severity, is.Code, is.SourcePointer, is.TargetPointer, is.Message))

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // maxMemoEntries caps the memo; a registry has far fewer distinct
@@ -37,7 +39,7 @@ type memoEntry struct {
 // out itself, only copies of it.
 type rendering struct {
 	srcLabel, tgtLabel string
-	issues             []Issue
+	issues             []verdict.Issue
 }
 
 func (m *memo) get(k memoKey) (*memoEntry, bool) {
@@ -61,7 +63,7 @@ func (m *memo) put(k memoKey, fs []finding) *memoEntry {
 
 // issues renders the entry for opts, reusing the last rendering when the
 // labels match. The caller gets its own slice.
-func (e *memoEntry) issues(opts Options) []Issue {
+func (e *memoEntry) issues(opts Options) []verdict.Issue {
 	if len(e.findings) == 0 {
 		return nil
 	}

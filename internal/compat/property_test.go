@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // TestDifferentialSoundness generates related schema pairs and checks the
@@ -50,7 +51,7 @@ func TestDifferentialSoundness(t *testing.T) {
 		cands := ig.candidates(src.Root, 40)
 		hasError := false
 		for _, is := range issues {
-			hasError = hasError || is.Severity == SeverityError
+			hasError = hasError || is.Severity == verdict.SeverityError
 		}
 		switch {
 		case len(issues) == 0:

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // run is the state of one Check: the two documents, the step budget and
@@ -56,7 +57,7 @@ func (r *run) sub(s view, t node, p path) []finding {
 		if b {
 			return nil
 		}
-		return r.errorf(CodeTargetAcceptsNothing, r.srcPtr(s), t.ptr, p, "%s may have a value but %s accepts none (false schema)", srcMark, tgtMark)
+		return r.errorf(verdict.CodeTargetAcceptsNothing, r.srcPtr(s), t.ptr, p, "%s may have a value but %s accepts none (false schema)", srcMark, tgtMark)
 	}
 	key := s.key(t)
 	if d, ok := r.inProgress[key]; ok {
@@ -147,7 +148,7 @@ func (r *run) splitSource(s view) (branches []view, widened int, ok bool) {
 func (r *run) unproven(fs []finding, s view, t node, p path) []finding {
 	var out []finding
 	for _, f := range fs {
-		if f.sev == SeverityError {
+		if f.sev == verdict.SeverityError {
 			return append(r.cannotProve(r.srcKeywordPtr(s, "if"), t.ptr, p, "if", "the source's else branch, without its condition, does not fit"), out...)
 		}
 		out = append(out, f)

@@ -1,5 +1,9 @@
 package compat
 
+import (
+	"github.com/typeward/typeward/internal/verdict"
+)
+
 // checkTypes compares the kinds; it returns the findings and the kinds that
 // remain to be checked keyword by keyword.
 func (r *run) checkTypes(s view, t node, p path) ([]finding, Kinds) {
@@ -14,9 +18,9 @@ func (r *run) checkTypes(s view, t node, p path) ([]finding, Kinds) {
 	var out []finding
 	if bad&KindNull != 0 && bad != s.types {
 		// A nullable value whose other kinds fit: the null is the problem.
-		sev, code := SeverityError, CodeTypeMismatch
+		sev, code := verdict.SeverityError, verdict.CodeTypeMismatch
 		if r.conditional {
-			sev, code = SeverityWarning, CodeMayBeNull
+			sev, code = verdict.SeverityWarning, verdict.CodeMayBeNull
 		}
 		out = append(out, r.report(sev, code, sp, tp, p, "%s may be null but %s does not accept null", srcMark, tgtMark))
 		bad &^= KindNull
@@ -25,13 +29,13 @@ func (r *run) checkTypes(s view, t node, p path) ([]finding, Kinds) {
 		}
 	}
 	if bad == KindFraction && tm&KindInteger != 0 {
-		return append(out, r.report(SeverityError, CodeTypeMismatch, sp, tp, p,
+		return append(out, r.report(verdict.SeverityError, verdict.CodeTypeMismatch, sp, tp, p,
 			"%s is number but %s expects integer", srcMark, tgtMark)), live
 	}
 	if bad == s.types {
-		return append(out, r.report(SeverityError, CodeTypeMismatch, sp, tp, p,
+		return append(out, r.report(verdict.SeverityError, verdict.CodeTypeMismatch, sp, tp, p,
 			"%s is %s but %s expects %s", srcMark, describe(s.types), tgtMark, describe(tm))), live
 	}
-	return append(out, r.report(SeverityError, CodeTypeMismatch, sp, tp, p,
+	return append(out, r.report(verdict.SeverityError, verdict.CodeTypeMismatch, sp, tp, p,
 		"%s may be %s but %s expects %s", srcMark, describe(bad), tgtMark, describe(tm))), live
 }

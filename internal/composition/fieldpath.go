@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/typeward/typeward/internal/compat"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // fieldProblem is why a mapped field cannot be type-checked: it is not in
@@ -87,7 +88,7 @@ func (r *sourceResolver) from(start int, cur []string, iterating bool, split map
 				f.noteMissing(pointer, fmt.Sprintf("%s may not be an array", here))
 			}
 			if it.tuple != "" {
-				return f, &fieldProblem{code: compat.CodeCannotProve, pointer: it.tuple, msg: fmt.Sprintf("%s is a tuple: its elements differ by position, so %s[] has no one schema", here, here)}
+				return f, &fieldProblem{code: verdict.CodeCannotProve, pointer: it.tuple, msg: fmt.Sprintf("%s is a tuple: its elements differ by position, so %s[] has no one schema", here, here)}
 			}
 			if iterating {
 				iterating = false
@@ -110,10 +111,10 @@ func (r *sourceResolver) from(start int, cur []string, iterating bool, split map
 			f.noteMissing(pointer, fmt.Sprintf("%s may not be an object", here))
 		}
 		if prop.forbidden != "" {
-			return f, &fieldProblem{code: CodeUnknownSourceField, pointer: prop.forbidden, msg: fmt.Sprintf("output has no field %s: %s forbids it", field, prop.forbidden)}
+			return f, &fieldProblem{code: verdict.CodeUnknownSourceField, pointer: prop.forbidden, msg: fmt.Sprintf("output has no field %s: %s forbids it", field, prop.forbidden)}
 		}
 		if !prop.declared {
-			return f, &fieldProblem{code: CodeUnknownSourceField, pointer: pointer, msg: fmt.Sprintf("output has no field %s", field), open: types&compat.KindObject != 0}
+			return f, &fieldProblem{code: verdict.CodeUnknownSourceField, pointer: pointer, msg: fmt.Sprintf("output has no field %s", field), open: types&compat.KindObject != 0}
 		}
 		if !prop.required {
 			f.noteMissing(first(prop.ptrs), fmt.Sprintf("%s is not required", field))
@@ -142,10 +143,10 @@ func (r *sourceResolver) split(f sourceField, i int, cur []string, iterating boo
 	lacking, open := 0, ""
 	for _, branch := range r.v.nonNullBranches(union) {
 		if r.budget--; r.budget < 0 {
-			return f, &fieldProblem{code: compat.CodeCannotProve, pointer: union, msg: fmt.Sprintf("%s crosses more than %d union branches", field, maxAlternatives)}
+			return f, &fieldProblem{code: verdict.CodeCannotProve, pointer: union, msg: fmt.Sprintf("%s crosses more than %d union branches", field, maxAlternatives)}
 		}
 		alt, prob := r.from(i, append(slices.Clip(cur), branch), iterating, inner)
-		if prob != nil && prob.code == CodeUnknownSourceField {
+		if prob != nil && prob.code == verdict.CodeUnknownSourceField {
 			lacking++
 			if prob.open && open == "" {
 				open = branch
@@ -163,12 +164,12 @@ func (r *sourceResolver) split(f sourceField, i int, cur []string, iterating boo
 		f.alts = append(f.alts, alt)
 	}
 	if len(f.alts) == 0 {
-		return f, &fieldProblem{code: CodeUnknownSourceField, pointer: union, msg: fmt.Sprintf("output has no field %s: no shape of %s has it", field, here), open: open != ""}
+		return f, &fieldProblem{code: verdict.CodeUnknownSourceField, pointer: union, msg: fmt.Sprintf("output has no field %s: no shape of %s has it", field, here), open: open != ""}
 	}
 	if open != "" {
 		// An open shape may carry the field undeclared, with any value:
 		// producers rarely do, so this warns rather than refuses.
-		f.note(&hazard{compat.CodeUndeclaredProperty, open, fmt.Sprintf("a shape of %s does not declare %s but allows it", here, field), len(f.projections) > 0})
+		f.note(&hazard{verdict.CodeUndeclaredProperty, open, fmt.Sprintf("a shape of %s does not declare %s but allows it", here, field), len(f.projections) > 0})
 	}
 	if lacking > 0 {
 		f.noteMissing(union, fmt.Sprintf("only some shapes of %s have %s", here, field))
@@ -186,11 +187,11 @@ func firstUnsplit(x expansion, split map[string]bool) string {
 }
 
 func (f *sourceField) noteMissing(pointer, reason string) {
-	f.note(&hazard{compat.CodeMayBeMissing, pointer, reason, len(f.projections) > 0})
+	f.note(&hazard{verdict.CodeMayBeMissing, pointer, reason, len(f.projections) > 0})
 }
 
 func (f *sourceField) noteNull(pointer, reason string) {
-	f.note(&hazard{compat.CodeMayBeNull, pointer, reason, len(f.projections) > 0})
+	f.note(&hazard{verdict.CodeMayBeNull, pointer, reason, len(f.projections) > 0})
 }
 
 // note keeps the first hazard of each kind, except that one inside the
@@ -199,9 +200,9 @@ func (f *sourceField) noteNull(pointer, reason string) {
 func (f *sourceField) note(h *hazard) {
 	slot := &f.missing
 	switch h.code {
-	case compat.CodeMayBeNull:
+	case verdict.CodeMayBeNull:
 		slot = &f.null
-	case compat.CodeUndeclaredProperty:
+	case verdict.CodeUndeclaredProperty:
 		slot = &f.undeclared
 	}
 	if *slot == nil || (h.inElement && !(*slot).inElement) {
@@ -230,13 +231,13 @@ func resolveTarget(v schemaView, p Path) (targetField, *fieldProblem) {
 		prop := v.property(x, st.Name)
 		field := Path{Steps: p.Steps[:i+1]}.String()
 		if prop.forbidden != "" {
-			return f, &fieldProblem{code: CodeUnknownTargetField, pointer: prop.forbidden, msg: fmt.Sprintf("input has no field %s: %s forbids it", field, prop.forbidden)}
+			return f, &fieldProblem{code: verdict.CodeUnknownTargetField, pointer: prop.forbidden, msg: fmt.Sprintf("input has no field %s: %s forbids it", field, prop.forbidden)}
 		}
 		if prop.unsure != "" {
-			return f, &fieldProblem{code: compat.CodeCannotProve, pointer: prop.unsure, msg: fmt.Sprintf("input %s uses unevaluatedProperties beside subschemas the path resolver does not follow", here)}
+			return f, &fieldProblem{code: verdict.CodeCannotProve, pointer: prop.unsure, msg: fmt.Sprintf("input %s uses unevaluatedProperties beside subschemas the path resolver does not follow", here)}
 		}
 		if !prop.declared {
-			return f, &fieldProblem{code: CodeUnknownTargetField, pointer: first(cur), msg: fmt.Sprintf("input has no field %s", field)}
+			return f, &fieldProblem{code: verdict.CodeUnknownTargetField, pointer: first(cur), msg: fmt.Sprintf("input has no field %s", field)}
 		}
 		f.required = prop.required
 		cur = prop.ptrs
@@ -254,13 +255,13 @@ func (v schemaView) unfollowedConstraint(x expansion, here string) *fieldProblem
 		branches, _ := v.at(u).([]any)
 		for i := range branches {
 			if v.mayConstrainFields(v.expand([]string{fmt.Sprintf("%s/%d", u, i)})) {
-				return &fieldProblem{code: compat.CodeCannotProve, pointer: u, msg: fmt.Sprintf("input %s is a union whose branches constrain its fields differently", here)}
+				return &fieldProblem{code: verdict.CodeCannotProve, pointer: u, msg: fmt.Sprintf("input %s is a union whose branches constrain its fields differently", here)}
 			}
 		}
 	}
 	for _, atom := range x.atoms {
 		if kw := unfollowedKeyword(v.object(atom)); kw != "" {
-			return &fieldProblem{code: compat.CodeCannotProve, pointer: atom + "/" + kw, msg: fmt.Sprintf("input %s uses %s, which the path resolver does not follow", here, kw)}
+			return &fieldProblem{code: verdict.CodeCannotProve, pointer: atom + "/" + kw, msg: fmt.Sprintf("input %s uses %s, which the path resolver does not follow", here, kw)}
 		}
 	}
 	return nil

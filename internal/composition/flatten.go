@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // Compositions gives the definitions of stored compositions by name; a
@@ -39,7 +39,7 @@ type flatNode struct {
 type flatGraph struct {
 	nodes  []flatNode
 	edges  []Edge
-	issues []compat.Issue
+	issues []verdict.Issue
 }
 
 // subgraph is what a reference to a stored composition became: its entry
@@ -123,21 +123,21 @@ func (f *flattener) reference(ctx context.Context, n Node, id string, stack []st
 	for _, name := range stack {
 		if name == n.Composition {
 			cycle := strings.Join(append(append([]string{}, stack...), n.Composition), " -> ")
-			f.issue(errorIssue(CodeCompositionCycle, fmt.Sprintf("node %s: compositions reference each other in a cycle: %s", id, cycle)))
+			f.issue(errorIssue(verdict.CodeCompositionCycle, fmt.Sprintf("node %s: compositions reference each other in a cycle: %s", id, cycle)))
 			return subgraph{}, nil
 		}
 	}
 	if len(stack) >= MaxNestingDepth {
-		f.issue(errorIssue(CodeInvalidComposition, fmt.Sprintf("node %s: compositions nest more than %d deep", id, MaxNestingDepth)))
+		f.issue(errorIssue(verdict.CodeInvalidComposition, fmt.Sprintf("node %s: compositions nest more than %d deep", id, MaxNestingDepth)))
 		return subgraph{}, nil
 	}
 	if f.store == nil {
-		f.issue(errorIssue(CodeUnknownComposition, fmt.Sprintf("node %s: composition %q: no stored compositions here", id, n.Composition)))
+		f.issue(errorIssue(verdict.CodeUnknownComposition, fmt.Sprintf("node %s: composition %q: no stored compositions here", id, n.Composition)))
 		return subgraph{}, nil
 	}
 	def, err := f.store.Definition(ctx, n.Composition)
 	if errors.Is(err, registry.ErrNotFound) {
-		f.issue(errorIssue(CodeUnknownComposition, fmt.Sprintf("node %s: no stored composition %q", id, n.Composition)))
+		f.issue(errorIssue(verdict.CodeUnknownComposition, fmt.Sprintf("node %s: no stored composition %q", id, n.Composition)))
 		return subgraph{}, nil
 	}
 	if err != nil {
@@ -145,7 +145,7 @@ func (f *flattener) reference(ctx context.Context, n Node, id string, stack []st
 	}
 	sub, err := Parse(def)
 	if err != nil {
-		f.issue(errorIssue(CodeInvalidComposition, fmt.Sprintf("node %s: stored composition %q: %v", id, n.Composition, err)))
+		f.issue(errorIssue(verdict.CodeInvalidComposition, fmt.Sprintf("node %s: stored composition %q: %v", id, n.Composition, err)))
 		return subgraph{}, nil
 	}
 	return f.expand(ctx, sub, id+".", append(stack, n.Composition))
@@ -157,11 +157,11 @@ func (f *flattener) addNode(n flatNode) {
 	}
 	if len(f.graph.nodes) == MaxNodes {
 		f.full = true
-		f.issue(errorIssue(CodeInvalidComposition, fmt.Sprintf("flattened composition has more than %d nodes", MaxNodes)))
+		f.issue(errorIssue(verdict.CodeInvalidComposition, fmt.Sprintf("flattened composition has more than %d nodes", MaxNodes)))
 		return
 	}
 	if f.ids[n.ID] {
-		f.issue(errorIssue(CodeInvalidComposition, fmt.Sprintf("node id %s is used twice once compositions are flattened; rename one", n.ID)))
+		f.issue(errorIssue(verdict.CodeInvalidComposition, fmt.Sprintf("node id %s is used twice once compositions are flattened; rename one", n.ID)))
 		return
 	}
 	f.ids[n.ID] = true
@@ -181,7 +181,7 @@ func (f *flattener) endpoint(e Edge, id, prefix string, subs map[string]subgraph
 			ends, role = sub.entries, "entry"
 		}
 		if len(ends) != 1 {
-			f.issue(errorIssue(CodeInvalidComposition, fmt.Sprintf("edge %s: composition node %s has %d %s nodes (%s); name one as %s.<node>", e.Label(), prefix+id, len(ends), role, strings.Join(ends, ", "), id)))
+			f.issue(errorIssue(verdict.CodeInvalidComposition, fmt.Sprintf("edge %s: composition node %s has %d %s nodes (%s); name one as %s.<node>", e.Label(), prefix+id, len(ends), role, strings.Join(ends, ", "), id)))
 			return "", false
 		}
 		return ends[0], true
@@ -194,10 +194,10 @@ func (f *flattener) endpoint(e Edge, id, prefix string, subs map[string]subgraph
 			return "", false
 		}
 	}
-	is := errorIssue(CodeUnknownTool, fmt.Sprintf("edge %s: no node %q", e.Label(), id))
+	is := errorIssue(verdict.CodeUnknownTool, fmt.Sprintf("edge %s: no node %q", e.Label(), id))
 	is.Edge = e.Label()
 	f.issue(is)
 	return "", false
 }
 
-func (f *flattener) issue(is compat.Issue) { f.graph.issues = append(f.graph.issues, is) }
+func (f *flattener) issue(is verdict.Issue) { f.graph.issues = append(f.graph.issues, is) }

@@ -6,15 +6,15 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // Revalidation is what Revalidate did with one stale composition.
 type Revalidation struct {
 	Name   string
 	Valid  bool
-	Issues []compat.Issue
+	Issues []verdict.Issue
 	// Skipped is set when the definition changed while it was being
 	// validated: the result was not recorded and the composition stays
 	// stale for the next round.
@@ -48,7 +48,7 @@ func revalidateOne(ctx context.Context, store registry.Store, v *Validator, c re
 	parsed, err := Parse(c.Definition)
 	if err != nil {
 		// Stored before the parser grew stricter: record why it is unusable.
-		r.Issues = []compat.Issue{{Severity: compat.SeverityError, Code: CodeInvalidComposition,
+		r.Issues = []verdict.Issue{{Severity: verdict.SeverityError, Code: verdict.CodeInvalidComposition,
 			Message: fmt.Sprintf("stored composition %s no longer parses: %v", c.Name, err)}}
 	} else {
 		result, err := v.Validate(ctx, parsed)
@@ -114,9 +114,9 @@ func registryRefs(ctx context.Context, store registry.Store, c *Composition, too
 	return refs, nil
 }
 
-func nonNil(issues []compat.Issue) []compat.Issue {
+func nonNil(issues []verdict.Issue) []verdict.Issue {
 	if issues == nil {
-		return []compat.Issue{}
+		return []verdict.Issue{}
 	}
 	return issues
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/typeward/typeward/internal/composition"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/store/memory"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 const (
@@ -89,7 +90,7 @@ func TestRevalidateFollowsSchemaEvolution(t *testing.T) {
 	got := revalidate(t, s)
 	want := []outcome{
 		{name: "current", valid: true},
-		{name: "loop", valid: false, codes: []string{composition.CodeCompositionCycle}},
+		{name: "loop", valid: false, codes: []string{verdict.CodeCompositionCycle}},
 		{name: "outer", valid: true},
 		{name: "pinned", valid: true},
 	}
@@ -109,14 +110,14 @@ func TestRevalidateFollowsSchemaEvolution(t *testing.T) {
 	}
 	got = revalidate(t, s)
 	assertOutcomes(t, got, []outcome{
-		{name: "current", valid: false, codes: []string{compat.CodeTypeMismatch}},
-		{name: "outer", valid: false, codes: []string{compat.CodeTypeMismatch}},
+		{name: "current", valid: false, codes: []string{verdict.CodeTypeMismatch}},
+		{name: "outer", valid: false, codes: []string{verdict.CodeTypeMismatch}},
 	})
 	c, _ = s.Composition(ctx, "current")
 	if c.Validation.Valid || !slices.Equal(refNames(c.Validation.Tools), []string{"db/query@2", "db/to_csv@1"}) {
 		t.Errorf("recorded validation = %+v", c.Validation)
 	}
-	var issues []compat.Issue
+	var issues []verdict.Issue
 	if err := json.Unmarshal(c.Validation.Issues, &issues); err != nil || len(issues) != 1 || issues[0].FieldPath != "rows->data" {
 		t.Errorf("recorded issues %s (%v)", c.Validation.Issues, err)
 	}

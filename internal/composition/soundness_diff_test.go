@@ -15,6 +15,7 @@ import (
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // TestMappingSoundness is the composition-level differential test: random
@@ -90,7 +91,7 @@ func TestMappingSoundness(t *testing.T) {
 
 // mappingFindings validates the trial's one-edge composition and returns
 // the issues of its mapping.
-func mappingFindings(t *testing.T, checker *compat.Checker, out, in *schema.Schema, tr mappingTrial) []compat.Issue {
+func mappingFindings(t *testing.T, checker *compat.Checker, out, in *schema.Schema, tr mappingTrial) []verdict.Issue {
 	t.Helper()
 	tools := fixedTools{
 		"gen/src": {Server: "gen", Name: "src", Version: 1, Input: in, Output: out},
@@ -108,7 +109,7 @@ func mappingFindings(t *testing.T, checker *compat.Checker, out, in *schema.Sche
 		t.Fatal(err)
 	}
 	label := tr.source + "->" + tr.target
-	var mine []compat.Issue
+	var mine []verdict.Issue
 	for _, is := range res.Issues {
 		if is.FieldPath == label {
 			mine = append(mine, is)

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // mappingIssues validates one edge gen/src -> gen/tgt whose tools have the
 // given output and input schemas.
-func mappingIssues(t *testing.T, output, input, mapping, extra string) []compat.Issue {
+func mappingIssues(t *testing.T, output, input, mapping, extra string) []verdict.Issue {
 	t.Helper()
 	out, err := schema.Parse([]byte(output))
 	if err != nil {

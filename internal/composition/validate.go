@@ -8,11 +8,12 @@ import (
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // typeChecker is what the Validator needs of compat.Checker.
 type typeChecker interface {
-	Check(src, tgt compat.Node, opts compat.Options) []compat.Issue
+	Check(src, tgt compat.Node, opts compat.Options) []verdict.Issue
 }
 
 // Validator type-checks compositions against a registry. It is safe for
@@ -84,7 +85,7 @@ type Result struct {
 	// Issues in walk order: node problems, then for each node in
 	// topological order its unbound inputs and its outgoing edges, each
 	// edge's mappings in document order.
-	Issues []compat.Issue
+	Issues []verdict.Issue
 	Tools  []ToolRef // sorted by name, then version
 	Edges  []EdgeRef // sorted, one per pair of tools
 	// Digest is "sha256:…" over the canonical flattened composition and
@@ -108,7 +109,7 @@ type EdgeRef struct {
 // Valid reports whether no issue is an ERROR.
 func (r *Result) Valid() bool {
 	for _, is := range r.Issues {
-		if is.Severity == compat.SeverityError {
+		if is.Severity == verdict.SeverityError {
 			return false
 		}
 	}
@@ -130,7 +131,7 @@ func (v *Validator) Validate(ctx context.Context, c *Composition) (*Result, erro
 	}
 	order, cycles := walkOrder(g.nodes, g.edges)
 	for _, cycle := range cycles {
-		run.issues = append(run.issues, errorIssue(CodeCycle, "the edges form a cycle: "+cycle))
+		run.issues = append(run.issues, errorIssue(verdict.CodeCycle, "the edges form a cycle: "+cycle))
 	}
 	if err := run.walk(ctx, order); err != nil {
 		return nil, err
@@ -143,7 +144,7 @@ type validation struct {
 	*Validator
 	graph    flatGraph
 	resolved []*registry.ResolvedTool // by node index; nil when unresolved
-	issues   []compat.Issue
+	issues   []verdict.Issue
 }
 
 func (run *validation) resolveTools(ctx context.Context) error {
@@ -155,9 +156,9 @@ func (run *validation) resolveTools(ctx context.Context) error {
 			run.resolved[i] = t
 			continue
 		case errors.Is(err, registry.ErrAmbiguous):
-			code = CodeAmbiguousTool
+			code = verdict.CodeAmbiguousTool
 		case errors.Is(err, registry.ErrNotFound):
-			code = CodeUnknownTool
+			code = verdict.CodeUnknownTool
 		default:
 			return fmt.Errorf("resolving tool %s of node %s: %w", n.Tool, n.ID, err)
 		}
@@ -216,14 +217,14 @@ func (run *validation) checkUnbound(n int, fed map[string]bool) {
 	tool := run.resolved[n]
 	for _, name := range run.Validator.requiredInputs(tool.Input) {
 		always, isFed := fed[name]
-		var is compat.Issue
+		var is verdict.Issue
 		switch {
 		case always:
 			continue
 		case isFed:
-			is = warningIssue(compat.CodeMayBeMissing, fmt.Sprintf("node %s: %s requires input %s, and only optional edges feed it", run.graph.nodes[n].ID, tool.QualifiedName(), name))
+			is = warningIssue(verdict.CodeMayBeMissing, fmt.Sprintf("node %s: %s requires input %s, and only optional edges feed it", run.graph.nodes[n].ID, tool.QualifiedName(), name))
 		default:
-			is = warningIssue(CodeUnboundRequiredInput, fmt.Sprintf("node %s: %s requires input %s, and no edge feeds it", run.graph.nodes[n].ID, tool.QualifiedName(), name))
+			is = warningIssue(verdict.CodeUnboundRequiredInput, fmt.Sprintf("node %s: %s requires input %s, and no edge feeds it", run.graph.nodes[n].ID, tool.QualifiedName(), name))
 		}
 		is.TargetTool = tool.QualifiedName()
 		is.FieldPath = "->" + name
@@ -234,7 +235,7 @@ func (run *validation) checkUnbound(n int, fed map[string]bool) {
 // checkMapping checks one mapping on its own: fan-out and fan-in are just
 // several mappings, each proven independently.
 func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.ResolvedTool) {
-	add := func(is compat.Issue) {
+	add := func(is verdict.Issue) {
 		is.SourceTool, is.TargetTool = src.QualifiedName(), tgt.QualifiedName()
 		is.Edge, is.FieldPath = e.Label(), m.Label()
 		run.issues = append(run.issues, is)
@@ -244,7 +245,7 @@ func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.Resolv
 		add(problemIssue(tprob, false))
 	}
 	if src.Output == nil {
-		add(warningIssue(CodeUntypedSource, fmt.Sprintf("%s declares no outputSchema: %s is unchecked", src.QualifiedName(), m.Source)))
+		add(warningIssue(verdict.CodeUntypedSource, fmt.Sprintf("%s declares no outputSchema: %s is unchecked", src.QualifiedName(), m.Source)))
 		return
 	}
 	source, sprob := run.Validator.resolveSource(src.Output, m.Source, e.Each)
@@ -258,7 +259,7 @@ func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.Resolv
 		// An absent source leaves an optional target field unset, which is
 		// fine; a hole inside a projected array is not, nor is a value the
 		// output schema does not describe.
-		undeclared := h != nil && h.code == compat.CodeUndeclaredProperty
+		undeclared := h != nil && h.code == verdict.CodeUndeclaredProperty
 		if h == nil || !(target.required || h.inElement || undeclared) {
 			continue
 		}
@@ -269,15 +270,15 @@ func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.Resolv
 		case h.inElement:
 			msg = fmt.Sprintf("%s, so an element of %s may have no value", h.reason, m.Source)
 		}
-		is := compat.Issue{Severity: compat.SeverityWarning, Code: h.code, SourcePointer: h.pointer, Message: msg}
-		if h.code == compat.CodeMayBeNull && !e.Optional {
-			is.Severity = compat.SeverityError
+		is := verdict.Issue{Severity: verdict.SeverityWarning, Code: h.code, SourcePointer: h.pointer, Message: msg}
+		if h.code == verdict.CodeMayBeNull && !e.Optional {
+			is.Severity = verdict.SeverityError
 		}
 		add(is)
 	}
 	node, err := run.synth.node(src.Output, source)
 	if err != nil {
-		add(compat.Issue{Severity: compat.SeverityWarning, Code: compat.CodeCannotProve,
+		add(verdict.Issue{Severity: verdict.SeverityWarning, Code: verdict.CodeCannotProve,
 			Message: fmt.Sprintf("%s cannot be described as one schema: %v", m.Source, err)})
 		return
 	}
@@ -292,10 +293,10 @@ func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.Resolv
 	}
 }
 
-func problemIssue(p *fieldProblem, source bool) compat.Issue {
-	is := compat.Issue{Severity: compat.SeverityError, Code: p.code, Message: p.msg}
-	if p.code == compat.CodeCannotProve {
-		is.Severity = compat.SeverityWarning
+func problemIssue(p *fieldProblem, source bool) verdict.Issue {
+	is := verdict.Issue{Severity: verdict.SeverityError, Code: p.code, Message: p.msg}
+	if p.code == verdict.CodeCannotProve {
+		is.Severity = verdict.SeverityWarning
 	}
 	if source {
 		is.SourcePointer = p.pointer

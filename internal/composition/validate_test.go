@@ -11,6 +11,7 @@ import (
 
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // storedCompositions is a Compositions over literal definitions.
@@ -38,7 +39,7 @@ func loadCatalog(t testing.TB, path string) *registry.Catalog {
 
 // brief is an issue without its message and pointers, which belong to the
 // checker: "severity code source target edge field".
-func brief(is compat.Issue) string {
+func brief(is verdict.Issue) string {
 	parts := []string{string(is.Severity), is.Code, is.SourceTool, is.TargetTool, is.Edge, is.FieldPath}
 	for i, p := range parts {
 		if p == "" {
@@ -61,7 +62,7 @@ func validate(t *testing.T, v *Validator, doc string) *Result {
 	return r
 }
 
-func assertIssues(t *testing.T, got []compat.Issue, want []string) {
+func assertIssues(t *testing.T, got []verdict.Issue, want []string) {
 	t.Helper()
 	var lines []string
 	for _, is := range got {
@@ -225,8 +226,8 @@ func TestValidateCycles(t *testing.T) {
 			r := validate(t, v, tt.doc)
 			var got []string
 			for _, is := range r.Issues {
-				if is.Code == CodeCycle {
-					if is.Severity != compat.SeverityError {
+				if is.Code == verdict.CodeCycle {
+					if is.Severity != verdict.SeverityError {
 						t.Errorf("cycle is a %s", is.Severity)
 					}
 					got = append(got, is.Message)

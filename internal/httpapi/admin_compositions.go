@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/composition"
 	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // validationJSON is the outcome of validating a composition.
@@ -18,13 +18,13 @@ type validationJSON struct {
 	Digest string                `json:"digest"`
 	Tools  []composition.ToolRef `json:"tools"`
 	Edges  []composition.EdgeRef `json:"edges"`
-	Issues []compat.Issue        `json:"issues"`
+	Issues []verdict.Issue       `json:"issues"`
 }
 
 func validationOf(res *composition.Result) validationJSON {
 	issues := res.Issues
 	if issues == nil {
-		issues = []compat.Issue{}
+		issues = []verdict.Issue{}
 	}
 	return validationJSON{Valid: res.Valid(), Digest: res.Digest, Tools: res.Tools, Edges: res.Edges, Issues: issues}
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/typeward/typeward/internal/compat"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // The error codes typeward answers: RFC 6749 §5.2, RFC 8707 and RFC 9396.
@@ -44,7 +44,7 @@ type Error struct {
 	Code        string
 	Description string
 	// Issues is the full issue list of a refused composition (KindForbidden).
-	Issues []compat.Issue
+	Issues []verdict.Issue
 	// BasicChallenge asks for WWW-Authenticate: Basic (the client used the
 	// Authorization header and failed).
 	BasicChallenge bool

@@ -19,6 +19,7 @@ import (
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/store/memory"
 	"github.com/typeward/typeward/internal/token"
+	"github.com/typeward/typeward/internal/verdict"
 	"github.com/typeward/typeward/verify"
 )
 
@@ -212,12 +213,12 @@ func form(kv ...string) url.Values {
 // issueKey is what the tests compare of an issue: everything but the
 // wording, which belongs to package compat.
 type issueKey struct {
-	Severity                   compat.Severity
+	Severity                   verdict.Severity
 	Code, Source, Target, Edge string
 	FieldPath                  string
 }
 
-func issueKeys(issues []compat.Issue) []issueKey {
+func issueKeys(issues []verdict.Issue) []issueKey {
 	var out []issueKey
 	for _, is := range issues {
 		out = append(out, issueKey{is.Severity, is.Code, is.SourceTool, is.TargetTool, is.Edge, is.FieldPath})
@@ -227,6 +228,6 @@ func issueKeys(issues []compat.Issue) []issueKey {
 
 // The example pipelines' verdicts (examples/pipeline-*.json).
 var (
-	unboundTo = issueKey{compat.SeverityWarning, "unbound_required_input", "", "email_send", "", "->to"}
-	csvRows   = issueKey{compat.SeverityError, "type_mismatch", "db_query", "transform_csv", "q->csv", "rows->data"}
+	unboundTo = issueKey{verdict.SeverityWarning, "unbound_required_input", "", "email_send", "", "->to"}
+	csvRows   = issueKey{verdict.SeverityError, "type_mismatch", "db_query", "transform_csv", "q->csv", "rows->data"}
 )

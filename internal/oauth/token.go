@@ -11,10 +11,10 @@ import (
 
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/clients"
-	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/composition"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/token"
+	"github.com/typeward/typeward/internal/verdict"
 	"github.com/typeward/typeward/verify"
 )
 
@@ -28,7 +28,7 @@ type TokenResponse struct {
 	ExpiresIn            int64                        `json:"expires_in"`
 	Scope                string                       `json:"scope"`
 	AuthorizationDetails []verify.AuthorizationDetail `json:"authorization_details,omitempty"`
-	Warnings             []compat.Issue               `json:"warnings,omitempty"`
+	Warnings             []verdict.Issue              `json:"warnings,omitempty"`
 }
 
 // tokenRequest is the decoded form, before any decision.
@@ -290,14 +290,11 @@ func (s *Service) admitTools(ctx context.Context, client *clients.Client, c *com
 		Description: refusalDescription(issues), Issues: issues}
 }
 
-// CodeToolNotAllowed is the issue of a tool outside the client's allow-list.
-const CodeToolNotAllowed = "tool_not_allowed"
-
-func (s *Service) allowListIssues(client *clients.Client, tools []composition.ToolRef) []compat.Issue {
-	var issues []compat.Issue
+func (s *Service) allowListIssues(client *clients.Client, tools []composition.ToolRef) []verdict.Issue {
+	var issues []verdict.Issue
 	for _, t := range tools {
 		if !client.AllowsTool(t.Name) {
-			issues = append(issues, compat.Issue{Severity: compat.SeverityError, Code: CodeToolNotAllowed,
+			issues = append(issues, verdict.Issue{Severity: verdict.SeverityError, Code: verdict.CodeToolNotAllowed,
 				SourceTool: t.Name, Message: fmt.Sprintf("tool %s is not in the allow-list of client %s", t.Name, client.ID)})
 		}
 	}
@@ -379,15 +376,15 @@ func decodeTokenRequest(form url.Values) (tokenRequest, error) {
 	return req, err
 }
 
-func hasError(issues []compat.Issue) bool {
-	return slices.ContainsFunc(issues, func(i compat.Issue) bool { return i.Severity == compat.SeverityError })
+func hasError(issues []verdict.Issue) bool {
+	return slices.ContainsFunc(issues, func(i verdict.Issue) bool { return i.Severity == verdict.SeverityError })
 }
 
 // refusalDescription summarises a refusal in ASCII; the issues say the rest.
-func refusalDescription(issues []compat.Issue) string {
+func refusalDescription(issues []verdict.Issue) string {
 	n := 0
 	for _, i := range issues {
-		if i.Severity == compat.SeverityError {
+		if i.Severity == verdict.SeverityError {
 			n++
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/clients"
-	"github.com/typeward/typeward/internal/compat"
+	"github.com/typeward/typeward/internal/verdict"
 	"github.com/typeward/typeward/verify"
 )
 
@@ -21,7 +21,7 @@ func TestTokenRefusals(t *testing.T) {
 		return form(append([]string{"grant_type", "client_credentials"}, kv...)...)
 	}
 	notAllowed := func(tool string) issueKey {
-		return issueKey{Severity: compat.SeverityError, Code: CodeToolNotAllowed, Source: tool}
+		return issueKey{Severity: verdict.SeverityError, Code: verdict.CodeToolNotAllowed, Source: tool}
 	}
 	tests := []struct {
 		name   string
@@ -57,7 +57,7 @@ func TestTokenRefusals(t *testing.T) {
 		{name: "type mismatch", creds: creds("app"), form: grant("authorization_details", details(exampleDoc(t, "pipeline-invalid.json"))),
 			kind: KindForbidden, code: CodeInvalidAuthorizationDetails, issues: []issueKey{csvRows, unboundTo}},
 		{name: "unknown tool", creds: creds("app"), form: grant("authorization_details", details(`{"nodes":[{"id":"x","tool":"ghost_tool"}]}`)),
-			kind: KindForbidden, code: CodeInvalidAuthorizationDetails, issues: []issueKey{{Severity: compat.SeverityError, Code: "unknown_tool", Target: "ghost_tool"}}},
+			kind: KindForbidden, code: CodeInvalidAuthorizationDetails, issues: []issueKey{{Severity: verdict.SeverityError, Code: "unknown_tool", Target: "ghost_tool"}}},
 		{name: "tools outside the allow-list", creds: creds("narrow"), form: grant("authorization_details", valid),
 			kind: KindForbidden, code: CodeInvalidAuthorizationDetails, issues: []issueKey{unboundTo, notAllowed("aggregate_stats"), notAllowed("email_send")}},
 	}

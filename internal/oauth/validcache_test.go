@@ -10,6 +10,7 @@ import (
 
 	"github.com/typeward/typeward/internal/cache"
 	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // TestValidationCache: an identical document is validated once until the
@@ -139,7 +140,7 @@ func TestAllowListIsCheckedBeforeValidation(t *testing.T) {
 	}
 	var denied []string
 	for _, is := range e.Issues {
-		if is.Code != CodeToolNotAllowed {
+		if is.Code != verdict.CodeToolNotAllowed {
 			t.Errorf("issue %+v: only the allow-list was to be checked", is)
 		}
 		denied = append(denied, is.SourceTool)
@@ -155,7 +156,7 @@ func TestAllowListIsCheckedBeforeValidation(t *testing.T) {
 	}
 	recs := f.decisions(t)
 	last := recs[len(recs)-1]
-	if !slices.Equal(last.IssueCodes, []string{CodeToolNotAllowed, CodeToolNotAllowed}) || !slices.Equal(last.Tools, denied) {
+	if !slices.Equal(last.IssueCodes, []string{verdict.CodeToolNotAllowed, verdict.CodeToolNotAllowed}) || !slices.Equal(last.Tools, denied) {
 		t.Errorf("audit record %+v", last)
 	}
 	// The allowed client still gets its token: the refusal cached nothing.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // Drift finding codes, besides the declaration problem codes.
@@ -56,11 +57,11 @@ func (f Finding) String() string {
 
 // SchemaChange is one changed schema of a tool and its compat verdict.
 type SchemaChange struct {
-	Side      string         `json:"side"` // "input" or "output"
-	OldDigest string         `json:"old_digest,omitempty"`
-	NewDigest string         `json:"new_digest,omitempty"`
-	Verdict   Verdict        `json:"verdict"`
-	Issues    []compat.Issue `json:"issues,omitempty"`
+	Side      string          `json:"side"` // "input" or "output"
+	OldDigest string          `json:"old_digest,omitempty"`
+	NewDigest string          `json:"new_digest,omitempty"`
+	Verdict   Verdict         `json:"verdict"`
+	Issues    []verdict.Issue `json:"issues,omitempty"`
 }
 
 // Drift compares a server's current tools/list with its approved one. It
@@ -205,21 +206,21 @@ func isInputProblem(code string) bool {
 	return false
 }
 
-func verdictOf(issues []compat.Issue) Verdict {
+func verdictOf(issues []verdict.Issue) Verdict {
 	if len(issues) == 0 {
 		return VerdictCompatible
 	}
 	for _, is := range issues {
-		if is.Severity == compat.SeverityError {
+		if is.Severity == verdict.SeverityError {
 			return VerdictBreaking
 		}
 	}
 	return VerdictUnproven
 }
 
-func firstError(issues []compat.Issue) string {
+func firstError(issues []verdict.Issue) string {
 	for _, is := range issues {
-		if is.Severity == compat.SeverityError {
+		if is.Severity == verdict.SeverityError {
 			return is.Message
 		}
 	}

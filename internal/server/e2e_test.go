@@ -15,8 +15,8 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
-	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/server"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 const routerAud = "https://router.example.com/mcp"
@@ -88,17 +88,17 @@ func verifyWithJWKS(h *harness, raw, aud string) (jwtClaims, string, error) {
 
 // tokenAnswer is the token endpoint's success answer.
 type tokenAnswer struct {
-	AccessToken string         `json:"access_token"`
-	TokenType   string         `json:"token_type"`
-	ExpiresIn   int            `json:"expires_in"`
-	Scope       string         `json:"scope"`
-	Warnings    []compat.Issue `json:"warnings"`
+	AccessToken string          `json:"access_token"`
+	TokenType   string          `json:"token_type"`
+	ExpiresIn   int             `json:"expires_in"`
+	Scope       string          `json:"scope"`
+	Warnings    []verdict.Issue `json:"warnings"`
 }
 
 type errorAnswer struct {
-	Error       string         `json:"error"`
-	Description string         `json:"error_description"`
-	Issues      []compat.Issue `json:"issues"`
+	Error       string          `json:"error"`
+	Description string          `json:"error_description"`
+	Issues      []verdict.Issue `json:"issues"`
 }
 
 func TestEndToEnd(t *testing.T) {
@@ -189,11 +189,11 @@ func scenario(t *testing.T, h *harness) {
 	r = h.postForm("/oauth2/token", created.ID, created.Secret, invalid)
 	var refused errorAnswer
 	r.json(t, &refused)
-	wantIssues := []compat.Issue{
-		{Severity: compat.SeverityError, Code: "type_mismatch", SourceTool: "db_query", TargetTool: "transform_csv",
+	wantIssues := []verdict.Issue{
+		{Severity: verdict.SeverityError, Code: "type_mismatch", SourceTool: "db_query", TargetTool: "transform_csv",
 			Edge: "q->csv", FieldPath: "rows->data", SourcePointer: "/properties/rows/items/type",
 			TargetPointer: "/properties/data/items/type", Message: "rows[] is object but data[] expects string"},
-		{Severity: compat.SeverityWarning, Code: "unbound_required_input", TargetTool: "email_send", FieldPath: "->to",
+		{Severity: verdict.SeverityWarning, Code: "unbound_required_input", TargetTool: "email_send", FieldPath: "->to",
 			Message: "node mail: email_send requires input to, and no edge feeds it"},
 	}
 	if r.status != http.StatusForbidden || refused.Error != "invalid_authorization_details" || !reflect.DeepEqual(refused.Issues, wantIssues) {

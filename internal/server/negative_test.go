@@ -16,8 +16,8 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
-	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/server"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // registered is a client made through the admin API.
@@ -93,10 +93,10 @@ func TestNegative(t *testing.T) {
 		}
 		return v
 	}
-	unbound := compat.Issue{Severity: compat.SeverityWarning, Code: "unbound_required_input", TargetTool: "email_send",
+	unbound := verdict.Issue{Severity: verdict.SeverityWarning, Code: "unbound_required_input", TargetTool: "email_send",
 		FieldPath: "->to", Message: "node mail: email_send requires input to, and no edge feeds it"}
-	notAllowed := func(tool string) compat.Issue {
-		return compat.Issue{Severity: compat.SeverityError, Code: "tool_not_allowed", SourceTool: tool,
+	notAllowed := func(tool string) verdict.Issue {
+		return verdict.Issue{Severity: verdict.SeverityError, Code: "tool_not_allowed", SourceTool: tool,
 			Message: "tool " + tool + " is not in the allow-list of client " + narrow.ID}
 	}
 
@@ -106,7 +106,7 @@ func TestNegative(t *testing.T) {
 		form       url.Values
 		status     int
 		code       string
-		issues     []compat.Issue
+		issues     []verdict.Issue
 		challenge  bool
 	}{
 		{"wrong secret", wide.ID, "not-the-secret", grant("authorization_details", valid), 401, "invalid_client", nil, true},
@@ -114,7 +114,7 @@ func TestNegative(t *testing.T) {
 		{"disabled client", disabled.ID, disabled.Secret, grant("authorization_details", valid), 401, "invalid_client", nil, true},
 		{"no credentials", "", "", grant("authorization_details", valid), 401, "invalid_client", nil, false},
 		{"tool outside the allow-list", narrow.ID, narrow.Secret, grant("authorization_details", valid), 403, "invalid_authorization_details",
-			[]compat.Issue{unbound, notAllowed("aggregate_stats"), notAllowed("email_send")}, false},
+			[]verdict.Issue{unbound, notAllowed("aggregate_stats"), notAllowed("email_send")}, false},
 		{"audience not allowed", wide.ID, wide.Secret, grant("resource", "https://elsewhere.example.com/mcp", "authorization_details", valid), 400, "invalid_target", nil, false},
 		{"unknown tool", wide.ID, wide.Secret, grant("authorization_details", `[{"type":"mcp_composition","composition":{"edges":[{"from":"db_query","to":"nope","map":{"rows":"x"}}]}}]`), 403, "invalid_authorization_details",
 			nil, false},
