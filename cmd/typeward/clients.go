@@ -17,7 +17,7 @@ import (
 	"github.com/typeward/typeward/internal/store/postgres"
 )
 
-// clientsCommand is `typeward clients create|list|disable` against the
+// clientsCommand is `typeward clients create|list|update|disable` against the
 // database of DATABASE_URL (or --database-url): the operator's way to
 // manage clients without going through the admin API.
 type clientsCommand struct {
@@ -27,7 +27,8 @@ type clientsCommand struct {
 	output      string
 	reg         clients.Registration
 	jwksFile    string
-	clientID    string // disable
+	clientID    string // disable, update
+	approval    string // update
 
 	db *postgres.DB
 }
@@ -36,8 +37,10 @@ func newClientsCommand(m *Main) subcommand { return &clientsCommand{m: m} }
 
 const clientsUsage = `usage:
   typeward clients create --name NAME [--auth-method client_secret_basic|client_secret_post|private_key_jwt]
-                          [--jwks FILE] [--tool PATTERN]... [--audience URI]... [--scope SCOPE]... [--output text|json]
+                          [--jwks FILE] [--tool PATTERN]... [--audience URI]... [--scope SCOPE]...
+                          [--approval never|mutating|destructive|always] [--output text|json]
   typeward clients list [--output text|json]
+  typeward clients update CLIENT_ID --approval never|mutating|destructive|always
   typeward clients disable CLIENT_ID
 Each takes --database-url (default: DATABASE_URL). create reads the secret pepper from ` + server.EnvPepper + `.`
 
@@ -70,10 +73,12 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 		fs.Var(&tools, "tool", "allowed tool `PATTERN`: name, server/*, or * (repeatable)")
 		fs.Var(&audiences, "audience", "allowed resource `URI` (repeatable)")
 		fs.Var(&scopes, "scope", "allowed plain `SCOPE`, e.g. "+clients.AdminScope+" (repeatable)")
+		fs.StringVar(&c.approval, "approval", string(clients.ApprovalNever), approvalFlagUsage)
 		fs.StringVar(&c.output, "output", "text", "text or json")
 		if err := c.parse(fs, args[1:], 0); err != nil {
 			return err
 		}
+		c.reg.Approval = clients.Approval(c.approval)
 		c.reg.TokenEndpointAuthMethod = clients.AuthMethod(method)
 		c.reg.AllowedTools, c.reg.AllowedAudiences, c.reg.AllowedScopes = tools, audiences, scopes
 	case "list":
@@ -81,13 +86,32 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 		if err := c.parse(fs, args[1:], 0); err != nil {
 			return err
 		}
+	case "update":
+		fs.StringVar(&c.approval, "approval", "", approvalFlagUsage)
+		rest := args[1:]
+		if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") { // the id may come before the flags
+			c.clientID, rest = rest[0], rest[1:]
+		}
+		want := 0
+		if c.clientID == "" {
+			want = 1
+		}
+		if err := c.parse(fs, rest, want); err != nil {
+			return err
+		}
+		if c.clientID == "" {
+			c.clientID = fs.Arg(0)
+		}
+		if c.approval == "" {
+			return usageError("update needs --approval")
+		}
 	case "disable":
 		if err := c.parse(fs, args[1:], 1); err != nil {
 			return err
 		}
 		c.clientID = fs.Arg(0)
 	default:
-		return usageError("unknown action %q: want create, list or disable", c.action)
+		return usageError("unknown action %q: want create, list, update or disable", c.action)
 	}
 	if c.output != "" {
 		if err := checkOutput(c.output); err != nil {
@@ -123,6 +147,8 @@ func (c *clientsCommand) Run(ctx context.Context) error {
 		return c.create(ctx, store)
 	case "list":
 		return c.list(ctx, store)
+	case "update":
+		return c.update(ctx, store)
 	default:
 		if err := store.Disable(ctx, c.clientID); err != nil {
 			return err
@@ -171,6 +197,22 @@ func (c *clientsCommand) create(ctx context.Context, store clients.Store) error 
 	return nil
 }
 
+const approvalFlagUsage = "approval `POLICY`: never, mutating, destructive or always (which compositions wait for a person)"
+
+func (c *clientsCommand) update(ctx context.Context, store clients.Store) error {
+	a := clients.Approval(c.approval)
+	cl, err := clients.Apply(ctx, store, c.clientID, clients.Update{Approval: &a})
+	var ve *clients.ValidationError
+	if errors.As(err, &ve) {
+		return usageError("%s", ve.Problems[0].Field+" "+ve.Problems[0].Message)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.m.Stdout, "client %s: approval %s\n", cl.ID, cl.Approval)
+	return nil
+}
+
 // clientLine is a client as `clients list --output json` shows it: the
 // admin API's field names, never the secret hash.
 type clientLine struct {
@@ -180,6 +222,7 @@ type clientLine struct {
 	AllowedTools            []string  `json:"allowed_tools"`
 	AllowedAudiences        []string  `json:"allowed_audiences"`
 	AllowedScopes           []string  `json:"allowed_scopes"`
+	Approval                string    `json:"approval"`
 	Disabled                bool      `json:"disabled"`
 	CreatedAt               time.Time `json:"created_at"`
 }
@@ -193,18 +236,18 @@ func (c *clientsCommand) list(ctx context.Context, store clients.Store) error {
 		lines := make([]clientLine, len(all))
 		for i, cl := range all {
 			lines[i] = clientLine{cl.ID, cl.Name, string(cl.TokenEndpointAuthMethod),
-				nonNil(cl.AllowedTools), nonNil(cl.AllowedAudiences), nonNil(cl.AllowedScopes), cl.Disabled, cl.CreatedAt}
+				nonNil(cl.AllowedTools), nonNil(cl.AllowedAudiences), nonNil(cl.AllowedScopes), string(cl.Approval), cl.Disabled, cl.CreatedAt}
 		}
 		return writeIndentedJSON(c.m.Stdout, lines)
 	}
 	tw := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLIENT_ID\tNAME\tAUTH_METHOD\tSTATE\tCREATED\tTOOLS\tAUDIENCES\tSCOPES")
+	fmt.Fprintln(tw, "CLIENT_ID\tNAME\tAUTH_METHOD\tSTATE\tAPPROVAL\tCREATED\tTOOLS\tAUDIENCES\tSCOPES")
 	for _, cl := range all {
 		state := "active"
 		if cl.Disabled {
 			state = "disabled"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cl.ID, cl.Name, cl.TokenEndpointAuthMethod, state,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cl.ID, cl.Name, cl.TokenEndpointAuthMethod, state, cl.Approval,
 			cl.CreatedAt.UTC().Format(time.RFC3339), dashIfEmpty(cl.AllowedTools), dashIfEmpty(cl.AllowedAudiences), dashIfEmpty(cl.AllowedScopes))
 	}
 	return tw.Flush()

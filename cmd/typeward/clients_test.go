@@ -47,7 +47,7 @@ func TestClientsCommand(t *testing.T) {
 	}
 
 	code, stdout, stderr = runEnv(env, "clients", "create", "--name", "etl", "--tool", "github/*", "--tool", "db_query",
-		"--audience", "https://router.example.com/mcp", "--output", "json")
+		"--audience", "https://router.example.com/mcp", "--approval", "destructive", "--output", "json")
 	if code != exitOK || stderr != "" {
 		t.Fatalf("create: exit %d, stderr %q", code, stderr)
 	}
@@ -64,8 +64,19 @@ func TestClientsCommand(t *testing.T) {
 	}
 	h, _ := clients.NewHasher(pepper)
 	if !h.Verify(created.ClientID, created.ClientSecret, stored.SecretHash) || stored.Name != "etl" ||
-		strings.Join(stored.AllowedTools, " ") != "github/* db_query" {
+		strings.Join(stored.AllowedTools, " ") != "github/* db_query" || stored.Approval != clients.ApprovalDestructive {
 		t.Errorf("stored %+v does not match the created client", stored)
+	}
+	code, stdout, stderr = runEnv(env, "clients", "update", created.ClientID, "--approval", "always")
+	if code != exitOK || stdout != "client "+created.ClientID+": approval always\n" {
+		t.Errorf("update: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if stored, _ = postgres.NewClients(db).Get(context.Background(), created.ClientID); stored.Approval != clients.ApprovalAlways {
+		t.Errorf("after update the approval is %q", stored.Approval)
+	}
+	code, _, stderr = runEnv(env, "clients", "update", created.ClientID, "--approval", "sometimes")
+	if code != exitBadInput || !strings.Contains(stderr, "/approval must be one of never, mutating, destructive, always") {
+		t.Errorf("update with a bad policy: exit %d, stderr %q", code, stderr)
 	}
 
 	if code, stdout, stderr = runEnv(env, "clients", "disable", created.ClientID); code != exitOK || stdout != "client "+created.ClientID+" disabled\n" {
@@ -74,7 +85,7 @@ func TestClientsCommand(t *testing.T) {
 	code, stdout, _ = runEnv(env, "clients", "list", "--output", "json")
 	var listed []map[string]any
 	if err := json.Unmarshal([]byte(stdout), &listed); code != exitOK || err != nil || len(listed) != 1 ||
-		listed[0]["client_id"] != created.ClientID || listed[0]["disabled"] != true || listed[0]["secret_hash"] != nil {
+		listed[0]["client_id"] != created.ClientID || listed[0]["disabled"] != true || listed[0]["approval"] != "always" || listed[0]["secret_hash"] != nil {
 		t.Errorf("list json: exit %d, %v, %s", code, err, stdout)
 	}
 	code, stdout, _ = runEnv(env, "clients", "list")
@@ -100,7 +111,8 @@ func TestClientsCommandBadInvocations(t *testing.T) {
 		wantErr string
 	}{
 		{"no action", nil, []string{"clients"}, exitBadInput, "usage:"},
-		{"unknown action", withDB, []string{"clients", "rotate"}, exitBadInput, `typeward clients: unknown action "rotate": want create, list or disable`},
+		{"unknown action", withDB, []string{"clients", "rotate"}, exitBadInput, `typeward clients: unknown action "rotate": want create, list, update or disable`},
+		{"update without policy", withDB, []string{"clients", "update", "c1"}, exitBadInput, "typeward clients: update needs --approval"},
 		{"no database", nil, []string{"clients", "list"}, exitBadInput, "typeward clients: no database: set DATABASE_URL or pass --database-url"},
 		{"disable without id", withDB, []string{"clients", "disable"}, exitBadInput, "typeward clients: disable takes 1 argument(s), got 0"},
 		{"bad output", withDB, []string{"clients", "list", "--output", "yaml"}, exitBadInput, `typeward clients: --output "yaml": expected text or json`},

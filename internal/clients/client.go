@@ -51,8 +51,39 @@ type Client struct {
 	AllowedAudiences []string
 	// AllowedScopes holds plain scope values such as AdminScope.
 	AllowedScopes []string
-	Disabled      bool
-	CreatedAt     time.Time
+	// Approval says which compositions need a person's approval (the
+	// backchannel flow) before a token is issued.
+	Approval  Approval
+	Disabled  bool
+	CreatedAt time.Time
+}
+
+// Approval is a client's approval policy. Which tools count as mutating
+// or destructive is decided from their MCP annotations (package approval).
+type Approval string
+
+// The approval policies; ApprovalNever is the default.
+const (
+	ApprovalNever       Approval = "never"
+	ApprovalMutating    Approval = "mutating"    // any tool not marked readOnlyHint: true
+	ApprovalDestructive Approval = "destructive" // any tool neither read-only nor destructiveHint: false
+	ApprovalAlways      Approval = "always"
+)
+
+// Approvals lists every policy, from the least to the most demanding.
+func Approvals() []Approval {
+	return []Approval{ApprovalNever, ApprovalMutating, ApprovalDestructive, ApprovalAlways}
+}
+
+// Valid reports whether a is one of Approvals.
+func (a Approval) Valid() bool { return slices.Contains(Approvals(), a) }
+
+// OrNever is a, or ApprovalNever when a is unset: what stores keep.
+func (a Approval) OrNever() Approval {
+	if a == "" {
+		return ApprovalNever
+	}
+	return a
 }
 
 // AllowsTool reports whether the qualified tool name ("server/tool" or a

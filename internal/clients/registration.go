@@ -21,6 +21,8 @@ type Registration struct {
 	AllowedTools            []string        `json:"allowed_tools,omitempty"`
 	AllowedAudiences        []string        `json:"allowed_audiences,omitempty"`
 	AllowedScopes           []string        `json:"allowed_scopes,omitempty"`
+	// Approval defaults to never.
+	Approval Approval `json:"approval,omitempty"`
 }
 
 // Bounds on a registration: generous for real use, small enough that one
@@ -41,6 +43,7 @@ func (r *Registration) Validate() error {
 	if r.TokenEndpointAuthMethod == "" {
 		r.TokenEndpointAuthMethod = SecretBasic
 	}
+	r.Approval = r.Approval.OrNever()
 	var ps []Problem
 	add := func(field, format string, args ...any) {
 		ps = append(ps, Problem{Field: field, Message: fmt.Sprintf(format, args...)})
@@ -57,6 +60,9 @@ func (r *Registration) Validate() error {
 		add("/client_name", "contains a control character")
 	}
 
+	if !r.Approval.Valid() {
+		add("/approval", "%s", approvalProblem)
+	}
 	if !r.TokenEndpointAuthMethod.Valid() {
 		add("/token_endpoint_auth_method", "must be one of client_secret_basic, client_secret_post, private_key_jwt")
 	}
@@ -159,6 +165,7 @@ func NewClient(r Registration, h *Hasher, now time.Time) (c *Client, secret stri
 		AllowedTools:            slices.Clone(r.AllowedTools),
 		AllowedAudiences:        slices.Clone(r.AllowedAudiences),
 		AllowedScopes:           slices.Clone(r.AllowedScopes),
+		Approval:                r.Approval,
 		CreatedAt:               now.UTC(),
 	}
 	if c.TokenEndpointAuthMethod.UsesSecret() {

@@ -29,6 +29,9 @@ type Store interface {
 	Update(ctx context.Context, c *Client) error
 	// List returns every client, oldest first (ties by id).
 	List(ctx context.Context) ([]*Client, error)
+	// SetApproval changes the client's approval policy alone, or returns
+	// ErrNotFound.
+	SetApproval(ctx context.Context, id string, a Approval) error
 	// Disable marks the client disabled (idempotent), or returns ErrNotFound.
 	Disable(ctx context.Context, id string) error
 }

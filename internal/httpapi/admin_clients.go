@@ -20,6 +20,7 @@ type clientJSON struct {
 	AllowedTools            []string        `json:"allowed_tools"`
 	AllowedAudiences        []string        `json:"allowed_audiences"`
 	AllowedScopes           []string        `json:"allowed_scopes"`
+	Approval                string          `json:"approval"`
 	Disabled                bool            `json:"disabled"`
 	CreatedAt               time.Time       `json:"created_at"`
 }
@@ -34,7 +35,7 @@ func clientOf(c *clients.Client) clientJSON {
 	return clientJSON{ClientID: c.ID, ClientIDIssuedAt: c.CreatedAt.Unix(), ClientName: c.Name,
 		TokenEndpointAuthMethod: string(c.TokenEndpointAuthMethod), JWKS: c.JWKS,
 		AllowedTools: orEmpty(c.AllowedTools), AllowedAudiences: orEmpty(c.AllowedAudiences),
-		AllowedScopes: orEmpty(c.AllowedScopes), Disabled: c.Disabled, CreatedAt: c.CreatedAt}
+		AllowedScopes: orEmpty(c.AllowedScopes), Approval: string(c.Approval.OrNever()), Disabled: c.Disabled, CreatedAt: c.CreatedAt}
 }
 
 // createClient registers a client from RFC 7591-style metadata and answers
@@ -72,6 +73,21 @@ func (a *Admin) listClients(w http.ResponseWriter, r *http.Request) {
 
 func (a *Admin) getClient(w http.ResponseWriter, r *http.Request) {
 	c, err := a.Clients.Get(r.Context(), pathParam(r, "id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, clientOf(c))
+}
+
+// updateClient applies a JSON merge patch of the client's policy fields.
+func (a *Admin) updateClient(w http.ResponseWriter, r *http.Request) {
+	var u clients.Update
+	if err := readJSON(r, &u, true); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	c, err := clients.Apply(r.Context(), a.Clients, pathParam(r, "id"), u)
 	if err != nil {
 		a.fail(w, r, err)
 		return

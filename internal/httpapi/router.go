@@ -98,6 +98,7 @@ func NewRouter(cfg Config) http.Handler {
 		r.Get("/clients", ad.listClients)
 		r.Post("/clients", ad.createClient)
 		r.Get("/clients/{id}", ad.getClient)
+		r.Patch("/clients/{id}", ad.updateClient)
 		r.Post("/clients/{id}/disable", ad.disableClient)
 
 		r.Get("/keys", ad.listKeys)

@@ -41,6 +41,9 @@ var testClients = []clients.Client{
 	{ID: "multi", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud, "https://other.example.com"}},
 	{ID: "narrow", AllowedTools: []string{"db_query"}, AllowedAudiences: []string{routerAud}},
 	{ID: "admin", AllowedScopes: []string{clients.AdminScope}},
+	{ID: "careful", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Approval: clients.ApprovalMutating},
+	{ID: "strict", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Approval: clients.ApprovalDestructive},
+	{ID: "always", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Approval: clients.ApprovalAlways},
 	{ID: "off", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Disabled: true},
 }
 
@@ -127,7 +130,7 @@ func newFixture(t testing.TB) *fixture {
 	}
 	f.validator = &countingValidator{Validator: composition.NewValidator(registry.NewCache(f.registry), f.registry, compat.NewChecker())}
 	f.svc = &Service{
-		Issuer: issuer, Authenticator: auth, Validator: f.validator, Compositions: f.registry,
+		Issuer: issuer, Authenticator: auth, Validator: f.validator, Compositions: f.registry, Declarations: f.registry,
 		Minter: minter, Verifier: f.verifier, Revocations: f.revoked, Limiter: limiter,
 		Audit: f.audit, Now: auditClock(),
 	}

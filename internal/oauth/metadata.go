@@ -34,8 +34,10 @@ const (
 	PathToken      = "/oauth2/token"
 	PathIntrospect = "/oauth2/introspect"
 	PathRevoke     = "/oauth2/revoke"
-	PathJWKS       = "/.well-known/jwks.json"
-	PathMetadata   = "/.well-known/oauth-authorization-server"
+	// PathBackchannel is the CIBA backchannel authentication endpoint.
+	PathBackchannel = "/oauth2/bc-authorize"
+	PathJWKS        = "/.well-known/jwks.json"
+	PathMetadata    = "/.well-known/oauth-authorization-server"
 )
 
 // NewMetadata describes a server at issuer that signs with signingAlgs

@@ -36,6 +36,13 @@ type Compositions interface {
 	Composition(ctx context.Context, name string) (registry.Composition, error)
 }
 
+// Declarations finds a tool's current declaration (registry.ErrNotFound when
+// unknown), whose annotations the approval policy reads; registry.Store
+// implements it.
+type Declarations interface {
+	Tool(ctx context.Context, name string) (registry.ToolRecord, error)
+}
+
 // Minter signs an access token for a grant; *token.Minter implements it.
 type Minter interface {
 	Mint(g token.Grant) (token.Minted, error)

@@ -16,14 +16,17 @@ type Service struct {
 	Authenticator Authenticator
 	Validator     Validator
 	Compositions  Compositions
-	Minter        Minter
-	Verifier      TokenVerifier
-	Revocations   Revocations
-	Limiter       RateLimiter
-	Audit         AuditLog
-	Metrics       *metrics.Metrics
-	Log           *slog.Logger
-	Now           func() time.Time
+	// Declarations has the tools' annotations, which the approval policy
+	// reads.
+	Declarations Declarations
+	Minter       Minter
+	Verifier     TokenVerifier
+	Revocations  Revocations
+	Limiter      RateLimiter
+	Audit        AuditLog
+	Metrics      *metrics.Metrics
+	Log          *slog.Logger
+	Now          func() time.Time
 	// Tools resolves the tool names a composition asks for, so that the
 	// allow-list is checked before anything is validated or cached; nil
 	// checks it only after validation.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/composition"
@@ -18,8 +19,12 @@ import (
 	"github.com/typeward/typeward/verify"
 )
 
-// GrantTypeClientCredentials is the one grant typeward issues.
-const GrantTypeClientCredentials = "client_credentials"
+// The grants typeward issues: client_credentials, and the CIBA grant that
+// redeems a person's approval of a backchannel authentication request.
+const (
+	GrantTypeClientCredentials = "client_credentials"
+	GrantTypeCIBA              = "urn:openid:params:grant-type:ciba"
+)
 
 // TokenResponse is the RFC 6749 §5.1 success answer.
 type TokenResponse struct {
@@ -142,6 +147,10 @@ func (s *Service) token(ctx context.Context, client *clients.Client, form url.Va
 			Description: refusalDescription(issues), Issues: issues}
 	}
 
+	if approval.Needed(client.Approval, v.effects) {
+		return nil, approvalRequired(s.Issuer, client, v)
+	}
+
 	rec.Audience = audience
 	details := []verify.AuthorizationDetail{v.detail}
 	resp, err := s.mint(ctx, token.Grant{ClientID: client.ID, Audience: audience, Scopes: req.scopes,
@@ -250,6 +259,9 @@ func (s *Service) validate(ctx context.Context, client *clients.Client, doc []by
 		s.Metrics.CompositionEdges.Observe(float64(len(c.Edges)))
 	}
 	v := newValidation(res)
+	if v.effects, err = s.effects(ctx, v.tools); err != nil {
+		return nil, err
+	}
 	if cacheable(c) {
 		cache.PutAt(gen, key, v)
 	}

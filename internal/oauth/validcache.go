@@ -3,6 +3,7 @@ package oauth
 import (
 	"sync"
 
+	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/cache"
 	"github.com/typeward/typeward/internal/composition"
 	"github.com/typeward/typeward/verify"
@@ -23,6 +24,8 @@ type validation struct {
 	detail     verify.AuthorizationDetail // the enriched authorization detail
 	tools      []string                   // distinct tool names, in the result's order
 	issueCodes []string
+	// effects holds, for each of tools, what its annotations say it may do.
+	effects []approval.Effect
 }
 
 func newValidation(res *composition.Result) *validation {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/typeward/typeward/internal/server"
@@ -131,6 +132,42 @@ func adminAPI(t *testing.T, h *harness) {
 	r.json(t, &tok)
 	if r.status != http.StatusOK || tok.Scope != "mcp:tool:analytics/aggregate_stats mcp:tool:analytics/db_query mcp:tool:analytics/email_send" {
 		t.Errorf("token by composition_id: %d %s", r.status, r.body)
+	}
+
+	// The approval policy: set at creation, shown, changed by a patch, and
+	// then the same request waits for a person.
+	r = h.admin(http.MethodPost, "/admin/v1/clients", admin, map[string]any{"client_name": "bad policy",
+		"allowed_tools": []string{"*"}, "allowed_audiences": []string{routerAud}, "approval": "sometimes"})
+	if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "/approval") {
+		t.Errorf("unknown approval policy: %d %s", r.status, r.body)
+	}
+	var shown struct {
+		Approval string `json:"approval"`
+	}
+	h.admin(http.MethodGet, "/admin/v1/clients/"+c.ID, admin, nil).json(t, &shown)
+	if shown.Approval != "never" {
+		t.Errorf("default approval %q, want never", shown.Approval)
+	}
+	r = h.admin(http.MethodPatch, "/admin/v1/clients/"+c.ID, admin, map[string]any{"approval": "destructive"})
+	r.json(t, &shown)
+	if r.status != http.StatusOK || shown.Approval != "destructive" {
+		t.Errorf("patch approval: %d %s", r.status, r.body)
+	}
+	for _, bad := range []any{map[string]any{}, map[string]any{"approval": "later"}, map[string]any{"disabled": false}} {
+		if r := h.admin(http.MethodPatch, "/admin/v1/clients/"+c.ID, admin, bad); r.status != http.StatusBadRequest {
+			t.Errorf("patch %v: %d %s", bad, r.status, r.body)
+		}
+	}
+	if r := h.admin(http.MethodPatch, "/admin/v1/clients/nobody", admin, map[string]any{"approval": "always"}); r.status != http.StatusNotFound {
+		t.Errorf("patch of an unknown client: %d %s", r.status, r.body)
+	}
+	h.admin(http.MethodPatch, "/admin/v1/clients/"+c.ID, admin, map[string]any{"approval": "mutating"})
+	r = h.postForm("/oauth2/token", c.ID, c.Secret, url.Values{"grant_type": {"client_credentials"},
+		"authorization_details": {`[{"type":"mcp_composition","composition_id":"nightly"}]`}})
+	var refused errorAnswer
+	r.json(t, &refused)
+	if r.status != http.StatusForbidden || refused.Error != "approval_required" {
+		t.Errorf("after the patch the mutating pipeline was %d %s, want approval_required", r.status, r.body)
 	}
 
 	// Keys and clients listings.

@@ -74,3 +74,8 @@ func (c *cachedClients) Disable(ctx context.Context, id string) error {
 	defer c.forget(id)
 	return c.Store.Disable(ctx, id)
 }
+
+func (c *cachedClients) SetApproval(ctx context.Context, id string, a clients.Approval) error {
+	defer c.forget(id)
+	return c.Store.SetApproval(ctx, id, a)
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/keys"
 )
 
@@ -26,7 +27,7 @@ func TestEmbeddedDefault(t *testing.T) {
 		t.Errorf("registry: %d tools, %v", len(tools), err)
 	}
 	demo, err := srv.stores.clients.Get(context.Background(), srv.Demo.ID)
-	if err != nil || !demo.AllowsTool("db_query") || !demo.AllowsAudience(DemoAudience) || len(srv.Demo.Secret) < 43 {
+	if err != nil || !demo.AllowsTool("db_query") || !demo.AllowsAudience(DemoAudience) || len(srv.Demo.Secret) < 43 || demo.Approval != clients.ApprovalMutating {
 		t.Errorf("demo client %+v, %v", demo, err)
 	}
 	admin, err := srv.stores.clients.Get(context.Background(), srv.Admin.ID)

@@ -232,7 +232,7 @@ func TestRateLimit(t *testing.T) {
 		c.RateLimit, c.RateBurst = 0.001, 2
 	})
 	demo := h.srv.Demo
-	form := url.Values{"grant_type": {"client_credentials"}, "authorization_details": {compositionDetails(t, "../../examples/pipeline-valid.json")}}
+	form := url.Values{"grant_type": {"client_credentials"}, "authorization_details": {compositionDetails(t, "../../examples/pipeline-readonly.json")}}
 	for i := range 2 {
 		if r := h.postForm("/oauth2/token", demo.ID, demo.Secret, form); r.status != http.StatusOK {
 			t.Fatalf("request %d: %d %s", i, r.status, r.body)

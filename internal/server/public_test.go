@@ -113,7 +113,7 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	body := url.Values{"grant_type": {"client_credentials"}, "authorization_details": {compositionDetails(t, "../../examples/pipeline-valid.json")}}.Encode()
+	body := url.Values{"grant_type": {"client_credentials"}, "authorization_details": {compositionDetails(t, "../../examples/pipeline-readonly.json")}}.Encode()
 	// Expect: 100-continue makes the server say when the handler starts
 	// reading the body: from then on the request is in flight.
 	head := "POST /oauth2/token HTTP/1.1\r\nHost: typeward.test\r\nContent-Type: application/x-www-form-urlencoded\r\n" +

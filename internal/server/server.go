@@ -136,7 +136,7 @@ func (s *Server) wire(ctx context.Context) error {
 	}
 	validator := composition.NewValidator(s.cache, st.registry, compat.NewChecker())
 	svc := &oauth.Service{
-		Issuer: cfg.Issuer, Authenticator: auth, Validator: validator, Compositions: st.registry,
+		Issuer: cfg.Issuer, Authenticator: auth, Validator: validator, Compositions: st.registry, Declarations: st.registry,
 		Minter: minter, Verifier: verifier, Revocations: st.revocations, Limiter: limiter,
 		Audit: st.audit, Metrics: s.metrics, Log: s.log, Tools: s.cache,
 	}
@@ -172,6 +172,8 @@ func (s *Server) seedEmbedded(ctx context.Context) error {
 	}
 	demo, secret, err := clients.Register(ctx, st.clients, st.hasher, clients.Registration{
 		ClientName: "demo (embedded mode)", AllowedTools: []string{"*"}, AllowedAudiences: []string{DemoAudience},
+		// Read-only pipelines are issued at once, others wait for a person.
+		Approval: clients.ApprovalMutating,
 	}, time.Now())
 	if err != nil {
 		return fmt.Errorf("demo client: %w", err)
@@ -196,7 +198,7 @@ func (s *Server) PrintEmbeddedCredentials(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "typeward: embedded mode: in-memory store, examples loaded, ephemeral signing key; nothing persists.\n")
-	fmt.Fprintf(w, "typeward: demo client (every tool, audience %s); this is the only time its secret is shown:\n", DemoAudience)
+	fmt.Fprintf(w, "typeward: demo client (every tool, audience %s, approval mutating); this is the only time its secret is shown:\n", DemoAudience)
 	fmt.Fprintf(w, "export TYPEWARD_DEMO_CLIENT_ID=%s\nexport TYPEWARD_DEMO_CLIENT_SECRET=%s\n", s.Demo.ID, s.Demo.Secret)
 	if s.Admin.ID != "" {
 		fmt.Fprintf(w, "typeward: admin client (scope %s):\n", clients.AdminScope)

@@ -30,6 +30,7 @@ func (s *Clients) Create(_ context.Context, c *clients.Client) error {
 	}
 	stored := c.Clone()
 	stored.CreatedAt = stored.CreatedAt.UTC()
+	stored.Approval = stored.Approval.OrNever()
 	s.clients[c.ID] = stored
 	return nil
 }
@@ -55,6 +56,7 @@ func (s *Clients) Update(_ context.Context, c *clients.Client) error {
 	}
 	stored := c.Clone()
 	stored.CreatedAt = old.CreatedAt
+	stored.Approval = stored.Approval.OrNever()
 	s.clients[c.ID] = stored
 	return nil
 }
@@ -71,6 +73,18 @@ func (s *Clients) List(_ context.Context) ([]*clients.Client, error) {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
 	return out, nil
+}
+
+// SetApproval implements clients.Store.
+func (s *Clients) SetApproval(_ context.Context, id string, a clients.Approval) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.clients[id]
+	if !ok {
+		return fmt.Errorf("set approval of client %q: %w", id, clients.ErrNotFound)
+	}
+	c.Approval = a.OrNever()
+	return nil
 }
 
 // Disable implements clients.Store.

@@ -21,15 +21,15 @@ var _ clients.Store = (*Clients)(nil)
 func NewClients(db *DB) *Clients { return &Clients{db: db} }
 
 const clientColumns = `id, name, auth_method, secret_hash, jwks, allowed_tools,
-	allowed_audiences, allowed_scopes, disabled, created_at`
+	allowed_audiences, allowed_scopes, disabled, created_at, approval`
 
 // Create implements clients.Store.
 func (s *Clients) Create(ctx context.Context, c *clients.Client) error {
 	_, err := s.db.Pool.Exec(ctx, `INSERT INTO oauth_clients (`+clientColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		c.ID, c.Name, string(c.TokenEndpointAuthMethod), c.SecretHash, clientJWKSArg(c.JWKS),
 		nonNilStrings(c.AllowedTools), nonNilStrings(c.AllowedAudiences), nonNilStrings(c.AllowedScopes),
-		c.Disabled, c.CreatedAt)
+		c.Disabled, c.CreatedAt, string(c.Approval.OrNever()))
 	if isUniqueViolation(err) {
 		return fmt.Errorf("create client %q: %w", c.ID, clients.ErrConflict)
 	}
@@ -65,10 +65,10 @@ func (s *Clients) Update(ctx context.Context, c *clients.Client) error {
 	}
 	tag, err := s.db.Pool.Exec(ctx, `UPDATE oauth_clients SET name = $2, auth_method = $3,
 		secret_hash = $4, jwks = $5, allowed_tools = $6, allowed_audiences = $7,
-		allowed_scopes = $8, disabled = $9 WHERE id = $1`,
+		allowed_scopes = $8, disabled = $9, approval = $10 WHERE id = $1`,
 		c.ID, c.Name, string(c.TokenEndpointAuthMethod), c.SecretHash, clientJWKSArg(c.JWKS),
 		nonNilStrings(c.AllowedTools), nonNilStrings(c.AllowedAudiences), nonNilStrings(c.AllowedScopes),
-		c.Disabled)
+		c.Disabled, string(c.Approval.OrNever()))
 	if err != nil {
 		return fmt.Errorf("update client %q: %w", c.ID, err)
 	}
@@ -91,6 +91,21 @@ func (s *Clients) List(ctx context.Context) ([]*clients.Client, error) {
 	return out, nil
 }
 
+// SetApproval implements clients.Store.
+func (s *Clients) SetApproval(ctx context.Context, id string, a clients.Approval) error {
+	if !storable(id) {
+		return fmt.Errorf("set approval of client %q: %w", id, clients.ErrNotFound)
+	}
+	tag, err := s.db.Pool.Exec(ctx, `UPDATE oauth_clients SET approval = $2 WHERE id = $1`, id, string(a.OrNever()))
+	if err != nil {
+		return fmt.Errorf("set approval of client %q: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("set approval of client %q: %w", id, clients.ErrNotFound)
+	}
+	return nil
+}
+
 // Disable implements clients.Store.
 func (s *Clients) Disable(ctx context.Context, id string) error {
 	if !storable(id) {
@@ -108,14 +123,15 @@ func (s *Clients) Disable(ctx context.Context, id string) error {
 
 func scanClient(row pgx.CollectableRow) (*clients.Client, error) {
 	var c clients.Client
-	var method string
+	var method, approval string
 	var jwks []byte
 	err := row.Scan(&c.ID, &c.Name, &method, &c.SecretHash, &jwks, &c.AllowedTools,
-		&c.AllowedAudiences, &c.AllowedScopes, &c.Disabled, &c.CreatedAt)
+		&c.AllowedAudiences, &c.AllowedScopes, &c.Disabled, &c.CreatedAt, &approval)
 	if err != nil {
 		return nil, err
 	}
 	c.TokenEndpointAuthMethod = clients.AuthMethod(method)
+	c.Approval = clients.Approval(approval)
 	if jwks != nil {
 		c.JWKS = jwks
 	}

@@ -38,6 +38,7 @@ func jwtClient(id string, at time.Duration) *clients.Client {
 		AllowedTools:            []string{"*"},
 		AllowedAudiences:        []string{"https://a.example/mcp", "https://b.example/mcp"},
 		AllowedScopes:           []string{clients.AdminScope},
+		Approval:                clients.ApprovalDestructive,
 		CreatedAt:               clientsEpoch.Add(at),
 	}
 }
@@ -48,6 +49,7 @@ func sameClient(t *testing.T, got, want *clients.Client) {
 	t.Helper()
 	if got.ID != want.ID || got.Name != want.Name || got.TokenEndpointAuthMethod != want.TokenEndpointAuthMethod ||
 		!bytes.Equal(got.SecretHash, want.SecretHash) || got.Disabled != want.Disabled ||
+		got.Approval != want.Approval.OrNever() ||
 		!got.CreatedAt.Equal(want.CreatedAt) ||
 		!slices.Equal(got.AllowedTools, want.AllowedTools) ||
 		!slices.Equal(got.AllowedAudiences, want.AllowedAudiences) ||
@@ -217,6 +219,33 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 			t.Fatal(err)
 		}
 		sameClient(t, got, want)
+	})
+
+	t.Run("ApprovalDefaultsToNeverAndChangesAlone", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		if err := s.Create(ctx, secretClient("ap", 0)); err != nil { // no approval given
+			t.Fatal(err)
+		}
+		got, err := s.Get(ctx, "ap")
+		if err != nil || got.Approval != clients.ApprovalNever {
+			t.Fatalf("approval of a new client = %q, %v; want never", got.Approval, err)
+		}
+		if err := s.Disable(ctx, "ap"); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range clients.Approvals() {
+			if err := s.SetApproval(ctx, "ap", a); err != nil {
+				t.Fatalf("set approval %s: %v", a, err)
+			}
+			got, err := s.Get(ctx, "ap")
+			if err != nil || got.Approval != a || !got.Disabled || got.Name != "client ap" {
+				t.Fatalf("after set approval %s: %+v, %v", a, got, err)
+			}
+		}
+		if err := s.SetApproval(ctx, "nobody", clients.ApprovalAlways); !errors.Is(err, clients.ErrNotFound) {
+			t.Errorf("set approval of an unknown client: %v, want ErrNotFound", err)
+		}
 	})
 
 	t.Run("CallersCannotReachStoredState", func(t *testing.T) {
