@@ -4,9 +4,11 @@ BIN     := bin/typeward
 PKGS    := ./...
 FUZZTIME ?= 30s
 # Fuzzed briefly by `make test`: the composition parser, the schema loader,
-# the checker, and authorization_details through the real token endpoint.
+# the checker, the witness search, and authorization_details through the real
+# token endpoint.
 FUZZ_BRIEF := ./internal/composition:FuzzParse ./internal/schema:FuzzParse \
-	./internal/compat:FuzzCheck ./internal/server:FuzzTokenAuthorizationDetails
+	./internal/compat:FuzzCheck ./internal/witness:FuzzSearch \
+	./internal/server:FuzzTokenAuthorizationDetails
 FUZZ_BRIEF_TIME ?= 5s
 
 .PHONY: help build run test bench fuzz lint clean

@@ -1,0 +1,289 @@
+package witness
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+)
+
+// maxGenItems caps generated arrays and objects: a larger minItems or
+// minProperties is out of reach and out of a readable 403.
+const maxGenItems = 16
+
+// objects emits the required-only object, the maximal one (every declared
+// property), the required-only object with each property set to each of
+// its candidates in turn, with extra properties of every kind (names
+// matching patternProperties and propertyNames too), and objects filled to
+// minProperties.
+func (g *generator) objects(v *view, depth int, emit func(any) bool) bool {
+	if depth >= maxDepth {
+		return true
+	}
+	vals := map[string][]any{}
+	valuesOf := func(name string) []any {
+		if l, ok := vals[name]; ok {
+			return l
+		}
+		c, allowed := g.propertySchema(v, name)
+		var l []any
+		if allowed {
+			l = g.conjValues(c, depth+1)
+		}
+		vals[name] = l
+		return l
+	}
+	// with adds a property (and what dependentRequired makes it pull in)
+	// to a copy of an object.
+	with := func(base map[string]any, name string, val any) (map[string]any, bool) {
+		out := maps.Clone(base)
+		out[name] = val
+		for _, d := range v.depRequired[name] {
+			if _, ok := out[d]; !ok {
+				l := valuesOf(d)
+				if len(l) == 0 {
+					return nil, false
+				}
+				out[d] = l[0]
+			}
+		}
+		return out, true
+	}
+	base := map[string]any{}
+	for _, r := range v.required {
+		l := valuesOf(r)
+		if len(l) == 0 {
+			return true // a required property nothing satisfies
+		}
+		var ok bool
+		if base, ok = with(base, r, l[0]); !ok {
+			return true
+		}
+	}
+	if !emit(base) {
+		return false
+	}
+	order := slices.Clone(v.required)
+	for _, p := range v.propOrder {
+		if !slices.Contains(order, p) {
+			order = append(order, p)
+		}
+	}
+	maximal := base
+	for _, p := range order[:min(len(order), 4*maxGenItems)] {
+		if l := valuesOf(p); len(l) > 0 {
+			if m, ok := with(maximal, p, l[0]); ok {
+				maximal = m
+			}
+		}
+	}
+	if !emit(maximal) {
+		return false
+	}
+	// Each property through its candidates, round-robin, so that every
+	// property gets its first few tries before any gets many.
+	for k := 0; ; k++ {
+		more := false
+		for _, p := range order {
+			l := valuesOf(p)
+			if k >= len(l) {
+				continue
+			}
+			more = true
+			if m, ok := with(base, p, l[k]); ok && !emit(m) {
+				return false
+			}
+		}
+		if !more || g.exhausted() {
+			break
+		}
+	}
+	for _, name := range g.extraNames(v, depth) {
+		for _, val := range valuesOf(name) {
+			if m, ok := with(base, name, val); ok && !emit(m) {
+				return false
+			}
+		}
+	}
+	if len(base) < v.minProps {
+		full := base
+		for i := 0; len(full) < min(v.minProps, maxGenItems); i++ {
+			name := "p" + strconv.Itoa(i)
+			if i < len(order) {
+				name = order[i]
+			}
+			if _, ok := full[name]; ok {
+				continue
+			}
+			l := valuesOf(name)
+			if len(l) == 0 {
+				if i >= len(order)+maxGenItems {
+					break
+				}
+				continue
+			}
+			full, _ = with(full, name, l[0])
+			if full == nil {
+				break
+			}
+		}
+		if full != nil && !emit(full) {
+			return false
+		}
+	}
+	return true
+}
+
+// propertySchema is what a property's value must satisfy: its declared
+// schemas, those of the patternProperties its name matches, and otherwise
+// additionalProperties. allowed is false when additionalProperties is false
+// and nothing else applies.
+func (g *generator) propertySchema(v *view, name string) (conj, bool) {
+	c := slices.Clone(v.props[name])
+	declared := len(c) > 0
+	for _, pp := range v.patternProps {
+		if re := g.regexp(pp.pattern); re != nil && re.MatchString(name) {
+			c = append(c, pp.schema)
+			declared = true
+		}
+	}
+	if !declared {
+		if v.additionalNone {
+			return nil, false
+		}
+		c = append(c, v.additional...)
+	}
+	return c, true
+}
+
+// extraNames are property names the source does not declare: a plain one,
+// names generated from patternProperties and propertyNames, and property
+// names the target declares.
+func (g *generator) extraNames(v *view, depth int) []string {
+	var out []string
+	add := func(s string) {
+		if _, declared := v.props[s]; !declared && !slices.Contains(out, s) && len(out) < 8 {
+			out = append(out, s)
+		}
+	}
+	add("extra")
+	for _, pp := range v.patternProps {
+		for _, s := range g.patternStrings(pp.pattern)[:min(2, len(g.patternStrings(pp.pattern)))] {
+			add(s)
+		}
+	}
+	for _, n := range g.conjValues(v.propertyNames, depth+1) {
+		if s, ok := n.(string); ok {
+			add(s)
+		}
+	}
+	for _, s := range g.hints.names {
+		add(s)
+	}
+	return out
+}
+
+// arrays emits the empty array, minItems-long arrays of each item
+// candidate, tuples with each prefixItems position through its candidates
+// (and one item beyond), duplicates (for uniqueItems), arrays holding a
+// contains candidate, and a maxItems-long array.
+func (g *generator) arrays(v *view, depth int, emit func(any) bool) bool {
+	if depth >= maxDepth || v.minItems > maxGenItems {
+		return true
+	}
+	var items []any
+	if !v.itemsFalse {
+		items = g.conjValues(v.items, depth+1)
+	}
+	prefix := make([][]any, min(len(v.prefix), maxGenItems))
+	for i := range prefix {
+		prefix[i] = g.conjValues(v.prefix[i], depth+1)
+	}
+	// build makes an n-long array: position i from the prefix, else an item;
+	// fill chooses which candidate.
+	build := func(n int, fill func(i int) (any, bool)) ([]any, bool) {
+		out := make([]any, 0, n)
+		for i := range n {
+			x, ok := fill(i)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, x)
+		}
+		return out, true
+	}
+	first := func(i int) (any, bool) {
+		if i < len(prefix) {
+			if len(prefix[i]) == 0 {
+				return nil, false
+			}
+			return prefix[i][0], true
+		}
+		if len(items) == 0 {
+			return nil, false
+		}
+		return items[(i-len(prefix))%len(items)], true
+	}
+	try := func(a []any, ok bool) bool { return !ok || emit(a) }
+	if !try(build(v.minItems, first)) {
+		return false
+	}
+	n := max(v.minItems, 1)
+	for _, it := range items {
+		if !try(build(n, func(i int) (any, bool) {
+			if i < len(prefix) {
+				return first(i)
+			}
+			return it, true
+		})) {
+			return false
+		}
+	}
+	if len(prefix) > 0 {
+		full := max(len(prefix), v.minItems)
+		if !try(build(full, first)) || !try(build(full+1, first)) {
+			return false
+		}
+		for p := range prefix {
+			for _, c := range prefix[p][min(1, len(prefix[p])):] {
+				if !try(build(full, func(i int) (any, bool) {
+					if i == p {
+						return c, true
+					}
+					return first(i)
+				})) {
+					return false
+				}
+			}
+		}
+	}
+	// Duplicates, then distinct pairs.
+	for _, it := range items[:min(3, len(items))] {
+		if !try(build(max(n, len(prefix)+2), func(i int) (any, bool) {
+			if i < len(prefix) {
+				return first(i)
+			}
+			return it, true
+		})) {
+			return false
+		}
+	}
+	if len(items) > 1 && !try(build(max(n, len(prefix)+2), first)) {
+		return false
+	}
+	for _, cs := range v.contains {
+		for _, c := range g.conjValues(cs, depth+1) {
+			if !try([]any{c}, true) {
+				return false
+			}
+			if base, ok := build(v.minItems, first); ok && v.minItems > 0 && !try(append(base, c), true) {
+				return false
+			}
+		}
+	}
+	if v.maxItems > n && v.maxItems <= maxGenItems {
+		if !try(build(v.maxItems, first)) {
+			return false
+		}
+	}
+	return true
+}
