@@ -45,6 +45,9 @@ func (c *migrateCommand) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	for _, v := range c.db.Undigestable {
+		fmt.Fprintf(c.m.Stdout, "warning: kept the old digest of %s\n", v)
+	}
 	if len(applied) == 0 {
 		fmt.Fprintln(c.m.Stdout, "database is up to date")
 	}

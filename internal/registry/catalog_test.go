@@ -57,7 +57,7 @@ func TestCatalogResolve(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.QualifiedName() != tt.want || got.Version != 1 || got.Input == nil || got.Digest != VersionDigest(got.Input, got.Output) {
+			if v, err := VersionDigest(got.Input, got.Output); err != nil || got.QualifiedName() != tt.want || got.Version != 1 || got.Input == nil || got.Digest != v {
 				t.Errorf("got %+v", got)
 			}
 		})

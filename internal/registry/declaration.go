@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/verify"
 )
 
 // ErrInvalidDeclaration is wrapped by *DeclarationError: the store refused a
@@ -29,6 +30,7 @@ const (
 	CodeInvalidText          = "invalid_text"
 	CodeDuplicateName        = "duplicate_name"
 	CodeInvalidServer        = "invalid_server"
+	CodeUndigestable         = "undigestable_schema"
 )
 
 // Problem is one reason a declaration is refused.
@@ -104,7 +106,7 @@ type Declaration struct {
 	Tool   Tool // schemas verbatim as declared
 	Input  *schema.Schema
 	Output *schema.Schema // nil: no outputSchema
-	Digest string         // VersionDigest(Input, Output)
+	Digest string         // verify.DeclarationDigest of the declared schemas
 }
 
 // OutputDigest is the output schema's digest, "" without one.
@@ -197,7 +199,14 @@ func check(server string, t Tool) (*Declaration, []Problem) {
 	if len(problems) > 0 {
 		return nil, problems
 	}
-	d.Digest = VersionDigest(d.Input, d.Output)
+	// The digest is over the schemas as declared, as a router recomputes it
+	// from tools/list.
+	digest, err := verify.DeclarationDigest(t.InputSchema, t.OutputSchema)
+	if err != nil {
+		add(CodeUndigestable, "", "%v (RFC 8785 digests need I-JSON schemas)", err)
+		return nil, problems
+	}
+	d.Digest = digest
 	return d, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/verify"
 )
 
 // Sentinels every Store and Resolver returns (wrapped) so callers can map
@@ -52,12 +53,14 @@ type Resolver interface {
 	ResolveTool(ctx context.Context, name string, version int) (*ResolvedTool, error)
 }
 
-// VersionDigest identifies a tool version by its schemas: sha256 over the
-// canonical input digest and output digest ("" when there is none).
-func VersionDigest(input, output *schema.Schema) string {
-	out := ""
+// VersionDigest identifies a tool version by its schemas:
+// verify.DeclarationDigest (RFC 8785) of the loaded schemas, which for a
+// declaration that passed Declare is the digest of its schemas as
+// declared.
+func VersionDigest(input, output *schema.Schema) (string, error) {
+	var out []byte
 	if output != nil {
-		out = output.Digest
+		out = output.Canonical
 	}
-	return schema.Digest([]byte(input.Digest + "\n" + out))
+	return verify.DeclarationDigest(input.Canonical, out)
 }

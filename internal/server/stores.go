@@ -63,6 +63,9 @@ func openPostgres(ctx context.Context, cfg *Config, log *slog.Logger) (*stores, 
 			return nil, err
 		}
 		log.Info("database migrated", "applied", applied)
+		if len(db.Undigestable) > 0 {
+			log.Warn("tool versions kept their old digest: their schemas are not I-JSON, declare them anew", "versions", db.Undigestable)
+		}
 	}
 	hasher, err := clients.NewHasher(cfg.Pepper)
 	if err != nil {

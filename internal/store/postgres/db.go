@@ -16,6 +16,10 @@ import (
 // DB is a connection pool to typeward's database.
 type DB struct {
 	Pool *pgxpool.Pool
+	// Undigestable names the stored tool versions the last Migrate could
+	// not give an RFC 8785 digest (their schemas are not I-JSON): no router
+	// can recompute their digest, so they should be declared anew.
+	Undigestable []string
 }
 
 // Open connects and checks the connection. It does not migrate.

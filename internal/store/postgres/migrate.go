@@ -83,5 +83,10 @@ func migrate(ctx context.Context, db *DB, files fs.FS) ([]string, error) {
 		}
 		applied = append(applied, name)
 	}
+	undigestable, err := redigest(ctx, conn.Conn())
+	if err != nil {
+		return applied, fmt.Errorf("migrate: recomputing tool digests: %w", err)
+	}
+	db.Undigestable = undigestable
 	return applied, nil
 }

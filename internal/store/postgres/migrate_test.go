@@ -10,6 +10,7 @@ import (
 
 	"github.com/typeward/typeward/internal/store/postgres"
 	"github.com/typeward/typeward/internal/store/postgres/pgtest"
+	"github.com/typeward/typeward/verify"
 )
 
 func TestMigrateIsIdempotentAndSerialised(t *testing.T) {
@@ -88,5 +89,66 @@ func TestMigrationFileIsAtomic(t *testing.T) {
 	applied, err = postgres.MigrateFiles(ctx, db, files)
 	if err != nil || !slices.Equal(applied, []string{"9002_broken.sql"}) {
 		t.Fatalf("rerun applied %v, %v; want only the fixed file", applied, err)
+	}
+}
+
+// Versions stored before migration 0005 carry the old digest: Migrate
+// replaces it with the RFC 8785 digest, in the version, the tool's current
+// digest and the compositions' pins, and nothing else can change a
+// version.
+func TestMigrateRedigests(t *testing.T) {
+	t.Parallel()
+	db, _ := pgtest.New(t)
+	ctx := context.Background()
+	const in, out = `{"type":"object", "properties":{"n":{"type":"number","maximum":1.50}}}`, `{"type":"string"}`
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := db.Pool.Exec(ctx, sql, args...); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	exec(`INSERT INTO tools (id, server, name, current_version, digest) VALUES (9001, 'srv', 'old', 1, 'sha256:old')`)
+	exec(`INSERT INTO tool_versions (tool_id, version, digest, input_digest, output_digest, input_schema, output_schema, digest_scheme)
+		VALUES (9001, 1, 'sha256:old', 'sha256:i', 'sha256:o', $1, $2, 'v1')`, in, out)
+	exec(`INSERT INTO compositions (name, definition, digest) VALUES ('p', '{}', 'sha256:p')`)
+	exec(`INSERT INTO composition_tools (composition, server, name, version, digest) VALUES ('p', 'srv', 'old', 1, 'sha256:old')`)
+
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want, err := verify.DeclarationDigest([]byte(in), []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vd, scheme, td, cd string
+	if err := db.Pool.QueryRow(ctx, `SELECT v.digest, v.digest_scheme, t.digest, c.digest FROM tool_versions v
+		JOIN tools t ON t.id = v.tool_id JOIN composition_tools c ON c.name = t.name WHERE v.tool_id = 9001`).Scan(&vd, &scheme, &td, &cd); err != nil {
+		t.Fatal(err)
+	}
+	if vd != want || scheme != "jcs" || td != want || cd != want {
+		t.Errorf("after Migrate: version %s (%s), tool %s, pin %s; want %s", vd, scheme, td, cd, want)
+	}
+	// The trigger still refuses every other change, including a second
+	// rewrite of the digest.
+	for _, sql := range []string{
+		`UPDATE tool_versions SET digest = 'sha256:x' WHERE tool_id = 9001`,
+		`UPDATE tool_versions SET digest = 'sha256:x', digest_scheme = 'jcs' WHERE tool_id = 9001`,
+		`UPDATE tool_versions SET digest_scheme = 'v1' WHERE tool_id = 9001`,
+		`DELETE FROM tool_versions WHERE tool_id = 9001`,
+	} {
+		if _, err := db.Pool.Exec(ctx, sql); err == nil || !strings.Contains(err.Error(), "immutable") {
+			t.Errorf("%s: %v, want the immutability error", sql, err)
+		}
+	}
+	// An old version with a schema that is not I-JSON keeps its digest and
+	// is named.
+	exec(`INSERT INTO tools (id, server, name, current_version, digest) VALUES (9002, 'srv', 'huge', 1, 'sha256:old')`)
+	exec(`INSERT INTO tool_versions (tool_id, version, digest, input_digest, input_schema, digest_scheme)
+		VALUES (9002, 1, 'sha256:old', 'sha256:i', '{"type":"object","maximum":9007199254740993}', 'v1')`)
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(db.Undigestable) != 1 || !strings.Contains(db.Undigestable[0], "srv/huge v1") {
+		t.Errorf("Undigestable = %v", db.Undigestable)
 	}
 }

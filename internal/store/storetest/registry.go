@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/schema"
 )
 
 // RunRegistry runs the registry.Store conformance suite. newStore returns
@@ -255,14 +256,14 @@ func testResolve(t *testing.T, s registry.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v1.Version != 1 || v1.Output != nil || v1.Input == nil || v1.Digest != registry.VersionDigest(v1.Input, nil) {
+	if v1.Version != 1 || v1.Output != nil || v1.Input == nil || v1.Digest != versionDigest(t, v1.Input, nil) {
 		t.Errorf("version 1 = %+v", v1)
 	}
 	cur, err := s.ResolveTool(ctx, "search", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cur.Version != 2 || cur.Output == nil || cur.QualifiedName() != "srv/search" || cur.Digest != registry.VersionDigest(cur.Input, cur.Output) {
+	if cur.Version != 2 || cur.Output == nil || cur.QualifiedName() != "srv/search" || cur.Digest != versionDigest(t, cur.Input, cur.Output) {
 		t.Errorf("current = %+v", cur)
 	}
 	// The compiled schema validates: the registry hands out usable schemas.
@@ -751,4 +752,13 @@ func jsonEqual(a, b json.RawMessage) bool {
 	ja, _ := json.Marshal(va)
 	jb, _ := json.Marshal(vb)
 	return string(ja) == string(jb)
+}
+
+func versionDigest(t *testing.T, in, out *schema.Schema) string {
+	t.Helper()
+	d, err := registry.VersionDigest(in, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs scripts/node/interop.mjs with its npm packages (pinned in
+# scripts/node/package.json) installed once into a directory of its own
+# outside the repository: $TYPEWARD_NODE_DIR, by default a temp directory
+# named after the package.json's hash. Tests call it through
+# internal/nodetest; `make test` and .ci/run need only node and npm.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+sum=$(sha256sum "$here/node/package.json" | cut -c1-12)
+dir="${TYPEWARD_NODE_DIR:-${TMPDIR:-/tmp}/typeward-node-$sum}"
+if [ ! -f "$dir/.installed" ]; then
+  mkdir -p "$dir"
+  cp "$here/node/package.json" "$dir/package.json"
+  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error >&2
+  touch "$dir/.installed"
+fi
+cp "$here/node/interop.mjs" "$dir/interop.mjs"
+exec node "$dir/interop.mjs" "$@"
