@@ -22,7 +22,9 @@ var ErrInvalidQuery = errors.New("audit: invalid query")
 
 var errBadCursor = fmt.Errorf("%w: malformed pagination cursor", ErrInvalidQuery)
 
-// ErrDuplicateID is wrapped by Append for a record whose id is stored.
+// ErrDuplicateID is wrapped by Append for a record already stored: one
+// with the same id and time. A record is named by both (its Position):
+// ids are random, so only a retried record repeats one, with its time.
 var ErrDuplicateID = errors.New("record id already exists")
 
 // Query selects issuances, newest first. Zero fields do not filter.
@@ -46,12 +48,19 @@ type Page struct {
 // Store is the issuance log. Implementations: memory.Audit, postgres.Audit;
 // both pass storetest.RunAudit.
 type Store interface {
-	// Append records rec (after Normalize, whose id and time it keeps). An
-	// id already stored is ErrDuplicateID and stores nothing.
+	// Append records rec (after Normalize, whose id and time it keeps). A
+	// record whose id and time are stored is ErrDuplicateID and stores
+	// nothing.
 	Append(ctx context.Context, rec *Issuance) error
 	// Query returns one page, ordered by time then id, newest first. The
 	// keyset cursor makes pages stable while records are appended.
 	Query(ctx context.Context, q Query) (Page, error)
+	// Retain applies the retention period at time now: records older than
+	// now-retention go (retention 0 keeps everything). A store may keep an
+	// older record a little longer, never a newer one shorter: Postgres
+	// drops whole UTC days, each once all of it is older than the cutoff.
+	// Postgres also makes the partitions of the coming days here.
+	Retain(ctx context.Context, now time.Time, retention time.Duration) error
 }
 
 // Position is a record's place in the order: what a cursor encodes.

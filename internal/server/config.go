@@ -26,6 +26,10 @@ const (
 	// DemoAudience is the resource the embedded mode's demo client may
 	// name: the router of DESIGN.md's examples.
 	DemoAudience = "https://router.example.com/mcp"
+	// DefaultAuditRetention is how long issuance records are kept; a
+	// retention under MinAuditRetention would drop the day being written.
+	DefaultAuditRetention = 30 * 24 * time.Hour
+	MinAuditRetention     = 24 * time.Hour
 )
 
 // Environment variables. A flag given on the command line wins over its
@@ -44,6 +48,7 @@ const (
 	EnvRegistry       = "TYPEWARD_REGISTRY"
 	EnvLogLevel       = "TYPEWARD_LOG_LEVEL"
 	EnvKeyRotation    = "TYPEWARD_KEY_ROTATION_INTERVAL"
+	EnvAuditRetention = "TYPEWARD_AUDIT_RETENTION"
 	// Secrets: environment only.
 	EnvKEK               = "TYPEWARD_KEY_ENCRYPTION_KEY"
 	EnvPepper            = "TYPEWARD_CLIENT_SECRET_PEPPER"
@@ -63,6 +68,8 @@ type Config struct {
 	// KeyRotationInterval, when positive, rotates the signing key once the
 	// newest key is this old.
 	KeyRotationInterval time.Duration
+	// AuditRetention is how long issuance records are kept (0: forever).
+	AuditRetention time.Duration
 	// RateLimit is token requests per second per client; RateBurst the
 	// bucket size.
 	RateLimit      float64
@@ -103,6 +110,7 @@ func (c *Config) bind(b *binder) {
 	})
 	b.duration(&c.JWKSMaxAge, "jwks-max-age", EnvJWKSMaxAge, keys.DefaultJWKSMaxAge, "JWKS Cache-Control max-age, 1s to 24h; a new key is published this long before it signs")
 	b.duration(&c.KeyRotationInterval, "key-rotation-interval", EnvKeyRotation, 0, "rotate the signing key on this schedule (e.g. 720h); 0 rotates only on demand")
+	b.duration(&c.AuditRetention, "audit-retention", EnvAuditRetention, DefaultAuditRetention, "keep issuance records this long, whole UTC days (at least 24h; 0 keeps them forever)")
 	b.float(&c.RateLimit, "rate-limit", EnvRateLimit, 50, "token requests per second per client")
 	b.integer(&c.RateBurst, "rate-burst", EnvRateBurst, 100, "token requests a client may make at once")
 	b.list(&c.MetricsClients, "metrics-clients", EnvMetricsClients, "comma-separated client `ids` labelled in typeward_tokens_issued_total (others count as \"other\")")
@@ -176,6 +184,9 @@ func (c *Config) validate() []error {
 		bad("--key-rotation-interval %s: want 0 (off) or a duration of at least 1h", d)
 	case d != 0 && d <= c.JWKSMaxAge:
 		bad("--key-rotation-interval %s: must exceed --jwks-max-age %s, or keys rotate before they sign", d, c.JWKSMaxAge)
+	}
+	if d := c.AuditRetention; d < 0 || (d != 0 && d < MinAuditRetention) {
+		bad("--audit-retention %s: want 0 (keep forever) or a duration of at least %s", d, MinAuditRetention)
 	}
 	if !(c.RateLimit > 0) || c.RateLimit > 1e6 {
 		bad("--rate-limit %v: want a positive number of requests per second, at most 1e6", c.RateLimit)

@@ -28,7 +28,7 @@ func TestParseConfigDefaults(t *testing.T) {
 	if c.Addr != "127.0.0.1:8080" || c.Issuer != "http://127.0.0.1:8080" || c.TokenTTL != 5*time.Minute ||
 		!c.Embedded() || c.Migrate || c.SigningAlg != keys.ES256 || c.Registry != DefaultRegistry || c.RateLimit != 50 ||
 		c.RateBurst != 100 || c.JWKSMaxAge != keys.DefaultJWKSMaxAge || c.KeyRotationInterval != 0 || c.LogLevel != "info" ||
-		c.MetricsClients != nil || c.KEK != nil || c.Pepper != nil {
+		c.MetricsClients != nil || c.KEK != nil || c.Pepper != nil || c.AuditRetention != 30*24*time.Hour {
 		t.Errorf("defaults %+v", c)
 	}
 }
@@ -139,6 +139,11 @@ func TestParseConfigBounds(t *testing.T) {
 		{[]string{"--key-rotation-interval", "720h"}, nil, ""},
 		{[]string{"--key-rotation-interval", "10m"}, nil, "want 0 (off) or a duration of at least 1h"}, // shorter than a key waits to sign
 		{[]string{"--key-rotation-interval", "2h", "--jwks-max-age", "3h"}, nil, "must exceed --jwks-max-age"},
+		{[]string{"--audit-retention", "0"}, nil, ""}, // keep forever
+		{[]string{"--audit-retention", "24h"}, nil, ""},
+		{nil, map[string]string{EnvAuditRetention: "2160h"}, ""},
+		{[]string{"--audit-retention", "23h"}, nil, "--audit-retention 23h0m0s: want 0 (keep forever) or a duration of at least 24h"},
+		{[]string{"--audit-retention", "-1h"}, nil, "--audit-retention -1h0m0s"},
 		{[]string{"--jwks-max-age", "25h"}, nil, "--jwks-max-age 25h0m0s: want a duration from 1s to 24h"},
 		{[]string{"--rate-limit", "NaN"}, nil, "--rate-limit NaN"},
 		{[]string{"--rate-burst", "0"}, nil, "--rate-burst 0: want a positive integer"},

@@ -34,7 +34,8 @@ const (
 	idleTimeout       = 2 * time.Minute
 	maxHeaderBytes    = 64 << 10
 	// housekeepingEvery is how often expired revocations and assertion
-	// jtis are purged and the stale-composition gauge is refreshed.
+	// jtis are purged, audit retention applied (and the coming days' audit
+	// partitions made), and the stale-composition gauge is refreshed.
 	housekeepingEvery = time.Minute
 )
 
@@ -316,6 +317,9 @@ func (s *Server) housekeeping(ctx context.Context) {
 	}
 	if _, err := s.stores.replay.Purge(ctx, now); err != nil && ctx.Err() == nil {
 		s.log.Warn("purging expired assertion ids failed", "err", err)
+	}
+	if err := s.stores.audit.Retain(ctx, now, s.cfg.AuditRetention); err != nil && ctx.Err() == nil {
+		s.log.Warn("audit retention failed", "err", err)
 	}
 	if stale, err := s.stores.registry.StaleCompositions(ctx); err == nil {
 		s.metrics.CompositionsStale.Set(float64(len(stale)))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/typeward/typeward/internal/audit"
 )
@@ -15,7 +16,7 @@ import (
 type Audit struct {
 	mu       sync.RWMutex
 	records  []audit.Issuance // in append order
-	ids      map[string]struct{}
+	ids      map[audit.Position]struct{}
 	capacity int
 }
 
@@ -30,7 +31,7 @@ func NewAudit(capacity int) *Audit {
 	if capacity <= 0 {
 		capacity = DefaultAuditCapacity
 	}
-	return &Audit{capacity: capacity, ids: map[string]struct{}{}}
+	return &Audit{capacity: capacity, ids: map[audit.Position]struct{}{}}
 }
 
 // Append implements audit.Store.
@@ -43,18 +44,37 @@ func (s *Audit) Append(_ context.Context, rec *audit.Issuance) error {
 	stored.IssueCodes = slices.Clone(rec.IssueCodes)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.ids[rec.ID]; ok {
+	pos := audit.Position{Time: rec.Time, ID: rec.ID}
+	if _, ok := s.ids[pos]; ok {
 		return fmt.Errorf("audit: record %q: %w", rec.ID, audit.ErrDuplicateID)
 	}
 	if len(s.records) >= s.capacity {
 		drop := max(1, s.capacity/10) // amortises the copy
 		for _, r := range s.records[:drop] {
-			delete(s.ids, r.ID)
+			delete(s.ids, audit.Position{Time: r.Time, ID: r.ID})
 		}
 		s.records = slices.Delete(s.records, 0, drop)
 	}
 	s.records = append(s.records, stored)
-	s.ids[rec.ID] = struct{}{}
+	s.ids[pos] = struct{}{}
+	return nil
+}
+
+// Retain implements audit.Store, to the microsecond.
+func (s *Audit) Retain(_ context.Context, now time.Time, retention time.Duration) error {
+	if retention <= 0 {
+		return nil
+	}
+	cutoff := now.Add(-retention)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.records = slices.DeleteFunc(s.records, func(r audit.Issuance) bool {
+		if r.Time.Before(cutoff) {
+			delete(s.ids, audit.Position{Time: r.Time, ID: r.ID})
+			return true
+		}
+		return false
+	})
 	return nil
 }
 

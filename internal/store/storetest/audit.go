@@ -100,11 +100,12 @@ func RunAudit(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		var wg sync.WaitGroup
 		for i := range n {
 			id := fmt.Sprintf("r%03d", i)
+			at := time.Duration(i) * time.Millisecond
 			if i == 100 {
-				id = "taken"
+				id, at = "taken", 0 // a retry of the stored record
 			}
 			wg.Go(func() {
-				errs[i] = s.Append(ctx, testIssuance(id, "c", audit.Denied, time.Duration(i)*time.Millisecond))
+				errs[i] = s.Append(ctx, testIssuance(id, "c", audit.Denied, at))
 			})
 		}
 		wg.Wait()
@@ -138,10 +139,10 @@ func RunAudit(t *testing.T, newStore func(t *testing.T) audit.Store) {
 			t.Fatal("Append left the id empty")
 		}
 		for name, bad := range map[string]*audit.Issuance{
-			"unknown outcome":     testIssuance("b1", "c1", "maybe", 0),
-			"issued without id":   testIssuance("b2", "", audit.Issued, 0),
-			"zero time":           {ID: "b3", ClientID: "c1", Outcome: audit.Denied},
-			"duplicate record id": testIssuance(rec.ID, "c1", audit.Denied, time.Second),
+			"unknown outcome":   testIssuance("b1", "c1", "maybe", 0),
+			"issued without id": testIssuance("b2", "", audit.Issued, 0),
+			"zero time":         {ID: "b3", ClientID: "c1", Outcome: audit.Denied},
+			"duplicate record":  testIssuance(rec.ID, "c1", audit.Denied, 0),
 		} {
 			if err := s.Append(ctx, bad); err == nil {
 				t.Errorf("%s: Append accepted %+v", name, bad)
@@ -153,6 +154,63 @@ func RunAudit(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		}
 		if len(page.Items) != 1 || page.Items[0].ID != rec.ID || page.Items[0].JTI != "jti-1" {
 			t.Errorf("after rejected appends the log holds %+v", page.Items)
+		}
+	})
+
+	// A record is named by its id and time together: the same id at
+	// another time is another record.
+	t.Run("SameIDAtAnotherTimeIsAnotherRecord", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		for _, at := range []time.Duration{0, time.Second} {
+			if err := s.Append(ctx, testIssuance("same", "c", audit.Issued, at)); err != nil {
+				t.Fatalf("append at +%s: %v", at, err)
+			}
+		}
+		page, err := s.Query(ctx, audit.Query{})
+		if err != nil || len(page.Items) != 2 {
+			t.Fatalf("stored %d records, %v; want 2", len(page.Items), err)
+		}
+	})
+
+	// Retention removes what is older than the cutoff; a store may keep
+	// the cutoff's own day (Postgres drops whole days) but never less.
+	t.Run("RetainDropsOldRecords", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ats := map[string]time.Duration{
+			"3d": -72 * time.Hour, "2d": -48 * time.Hour, "prevday": -30 * time.Hour, // 2026-11-29 03:00
+			"sameday": -time.Hour, "cutoff": 0, "after": time.Hour,
+		}
+		for id, at := range ats {
+			if err := s.Append(ctx, testIssuance(id, "c", audit.Denied, at)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		now, retention := auditEpoch.Add(24*time.Hour), 24*time.Hour
+		if err := s.Retain(ctx, now, 0); err != nil {
+			t.Fatal(err)
+		}
+		if got := queryAll(t, s, audit.Query{}); len(got) != len(ats) {
+			t.Fatalf("retention 0 kept %v, want all %d", got, len(ats))
+		}
+		if err := s.Retain(ctx, now, retention); err != nil {
+			t.Fatal(err)
+		}
+		got := queryAll(t, s, audit.Query{})
+		got = slices.DeleteFunc(got, func(id string) bool { return id == "sameday" }) // either way
+		if want := []string{"after", "cutoff"}; !slices.Equal(got, want) {
+			t.Errorf("after retention the log holds %v, want %v (and maybe sameday)", got, want)
+		}
+		// Retaining again changes nothing, and the log still takes records.
+		if err := s.Retain(ctx, now, retention); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Append(ctx, testIssuance("later", "c", audit.Issued, 2*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if got := queryAll(t, s, audit.Query{ClientID: "c", Outcome: audit.Issued}); !slices.Equal(got, []string{"later"}) {
+			t.Errorf("issued after retention: %v", got)
 		}
 	})
 
@@ -280,6 +338,24 @@ func RunAudit(t *testing.T, newStore func(t *testing.T) audit.Store) {
 			t.Errorf("default page: %d items, next %q", len(page.Items), page.Next)
 		}
 	})
+}
+
+// queryAll is every id q selects, newest first, across pages.
+func queryAll(t *testing.T, s audit.Store, q audit.Query) []string {
+	t.Helper()
+	ids := []string{}
+	q.Limit = audit.MaxLimit
+	for {
+		page, err := s.Query(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, issuanceIDs(page.Items)...)
+		if page.Next == "" {
+			return ids
+		}
+		q.Cursor = page.Next
+	}
 }
 
 func issuanceIDs(items []audit.Issuance) []string {

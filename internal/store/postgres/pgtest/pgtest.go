@@ -37,6 +37,16 @@ func New(t testing.TB) (*postgres.DB, string) {
 // NewNamed is New with a schema named prefix and a random suffix.
 func NewNamed(t testing.TB, prefix string) (*postgres.DB, string) {
 	t.Helper()
+	db, name := NewEmpty(t, prefix)
+	if _, err := db.Migrate(context.Background()); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	return db, name
+}
+
+// NewEmpty is NewNamed without the migrations: for tests of a migration.
+func NewEmpty(t testing.TB, prefix string) (*postgres.DB, string) {
+	t.Helper()
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, URL())
 	if err != nil {
@@ -65,11 +75,7 @@ func NewNamed(t testing.TB, prefix string) (*postgres.DB, string) {
 		}
 	})
 
-	db := Open(t, name)
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
-	return db, name
+	return Open(t, name), name
 }
 
 // Open opens another pool on an existing test schema: a second replica.
