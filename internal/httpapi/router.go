@@ -30,6 +30,9 @@ type Config struct {
 	JWKS     JWKSSource
 	Ready    ReadinessCheck
 	Admin    *Admin
+	// Versions serves the public registry read endpoint; Admin.Registry
+	// when nil.
+	Versions VersionReader
 	Metrics  *metrics.Metrics
 	Log      *slog.Logger
 	// Body limits in bytes; the defaults above when zero.
@@ -52,6 +55,10 @@ func NewRouter(cfg Config) http.Handler {
 	admin := *cfg.Admin // a copy: the router's logger goes on it, not on the caller's
 	admin.log = cfg.Log
 	ad := &admin
+	if cfg.Versions == nil && admin.Registry != nil {
+		cfg.Versions = admin.Registry
+	}
+	reg := &registryHandlers{versions: cfg.Versions, log: cfg.Log}
 
 	r := chi.NewRouter()
 	r.Use(requestID, observe(cfg.Log, cfg.Metrics))
@@ -69,6 +76,7 @@ func NewRouter(cfg Config) http.Handler {
 	r.Method(http.MethodGet, "/metrics", cfg.Metrics.Handler())
 	r.Get(oauth.PathMetadata, pub.serveMetadata)
 	r.Get(oauth.PathJWKS, pub.serveJWKS)
+	r.Get(PathRegistryVersion, reg.toolVersion)
 
 	r.Group(func(r chi.Router) {
 		r.Use(limitBody(cfg.OAuthBodyLimit, refuseLargeOAuth))
