@@ -18,7 +18,6 @@ import (
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/composition"
 	"github.com/typeward/typeward/internal/keys"
-	"github.com/typeward/typeward/internal/metrics"
 	"github.com/typeward/typeward/internal/oauth"
 	"github.com/typeward/typeward/internal/registry"
 )
@@ -41,7 +40,6 @@ type Admin struct {
 	Hasher    *clients.Hasher
 	Keys      KeyAdmin
 	Audit     audit.Store
-	Metrics   *metrics.Metrics
 	Now       func() time.Time
 
 	log *slog.Logger

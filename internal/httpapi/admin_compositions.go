@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -143,54 +142,10 @@ func (a *Admin) revalidateComposition(w http.ResponseWriter, r *http.Request) {
 // record validates a stored composition, records the validation and
 // answers both.
 func (a *Admin) record(w http.ResponseWriter, r *http.Request, c registry.Composition, status int) {
-	parsed, res, err := a.validate(r, c.Definition)
+	rec, err := composition.Record(r.Context(), a.Registry, a.Validator, c)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	issues, err := json.Marshal(validationOf(res).Issues)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	v := registry.Validation{DefinitionDigest: c.Digest, Valid: res.Valid(), Issues: issues,
-		Tools: toolRefs(parsed, res.Tools), ValidatedAt: a.now().UTC()}
-	if err := a.Registry.RecordValidation(r.Context(), c.Name, v); err != nil {
-		if errors.Is(err, registry.ErrConflict) {
-			a.fail(w, r, problem(http.StatusConflict, "the composition changed while it was validated; try again"))
-			return
-		}
-		a.fail(w, r, err)
-		return
-	}
-	c.Validation = &v
-	a.refreshStale(r)
-	writeJSON(w, status, map[string]any{"composition": compositionOf(c), "validation": validationOf(res)})
-}
-
-// toolRefs turns validated tools into registry references, pinned where a
-// node of the composition named the version.
-func toolRefs(c *composition.Composition, tools []composition.ToolRef) []registry.ToolRef {
-	refs := make([]registry.ToolRef, len(tools))
-	for i, t := range tools {
-		server, name, _ := registry.SplitName(t.Name)
-		refs[i] = registry.ToolRef{Server: server, Name: name, Version: t.Version, Digest: t.Digest}
-		for _, n := range c.Nodes {
-			_, nodeTool, _ := registry.SplitName(n.Tool)
-			if n.Version != 0 && n.Version == t.Version && nodeTool == name {
-				refs[i].Pinned = true
-			}
-		}
-	}
-	return refs
-}
-
-// refreshStale updates the stale-compositions gauge after a validation.
-func (a *Admin) refreshStale(r *http.Request) {
-	if a.Metrics == nil {
-		return
-	}
-	if stale, err := a.Registry.StaleCompositions(r.Context()); err == nil {
-		a.Metrics.CompositionsStale.Set(float64(len(stale)))
-	}
+	writeJSON(w, status, map[string]any{"composition": compositionOf(rec.Composition), "validation": validationOf(rec.Result)})
 }

@@ -194,3 +194,53 @@ func adminAPI(t *testing.T, h *harness) {
 		}
 	}
 }
+
+// TestAdminRecordsPinsByQualifiedName: a composition stored through the
+// admin API with a/search@1 and a floating b/search pins a/search only,
+// so a new b/search version makes it stale (the API used to compare bare
+// names and pin both).
+func TestAdminRecordsPinsByQualifiedName(t *testing.T) {
+	for _, m := range []mode{embedded, database} {
+		t.Run(string(m), func(t *testing.T) {
+			t.Parallel()
+			h := start(t, m, func(c *server.Config) { c.Registry = "" })
+			admin := h.adminToken()
+			for _, name := range []string{"a%2Fsearch", "b%2Fsearch"} {
+				if r := h.admin(http.MethodPut, "/admin/v1/tools/"+name, admin, map[string]any{
+					"inputSchema": map[string]any{"type": "object"}, "outputSchema": map[string]any{"type": "object"}}); r.status != http.StatusCreated {
+					t.Fatalf("declare %s: %d %s", name, r.status, r.body)
+				}
+			}
+			def := `{"nodes":[{"id":"x","tool":"a/search","version":1},{"id":"y","tool":"b/search"}],"edges":[]}`
+			for _, step := range []struct{ method, path string }{
+				{http.MethodPut, "/admin/v1/compositions/both"},
+				{http.MethodPost, "/admin/v1/compositions/both/revalidate"},
+			} {
+				var body any
+				if step.method == http.MethodPut {
+					body = []byte(def)
+				}
+				r := h.admin(step.method, step.path, admin, body)
+				var got struct {
+					Composition struct {
+						Validation struct {
+							Valid bool `json:"valid"`
+							Tools []struct {
+								Server string `json:"server"`
+								Pinned bool   `json:"pinned"`
+							} `json:"tools"`
+						} `json:"validation"`
+					} `json:"composition"`
+				}
+				r.json(t, &got)
+				pinned := map[string]bool{}
+				for _, ref := range got.Composition.Validation.Tools {
+					pinned[ref.Server] = ref.Pinned
+				}
+				if r.status != http.StatusOK || !got.Composition.Validation.Valid || len(pinned) != 2 || !pinned["a"] || pinned["b"] {
+					t.Errorf("%s %s: pinned %v: %d %s", step.method, step.path, pinned, r.status, r.body)
+				}
+			}
+		})
+	}
+}

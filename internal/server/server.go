@@ -151,7 +151,7 @@ func (s *Server) wire(ctx context.Context) error {
 		JWKS:     s.keyring,
 		Ready:    s.ready,
 		Admin: &httpapi.Admin{Tokens: svc, Registry: st.registry, Validator: validator, Clients: st.clients,
-			Hasher: st.hasher, Keys: s.keyring, Audit: st.audit, Metrics: s.metrics},
+			Hasher: st.hasher, Keys: s.keyring, Audit: st.audit},
 		Metrics:        s.metrics,
 		Log:            s.log,
 		OAuthBodyLimit: cfg.OAuthBodyLimit,
