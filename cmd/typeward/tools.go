@@ -106,12 +106,6 @@ func (c *toolsCheckCommand) ParseFlags(args []string) error {
 	return nil
 }
 
-// serverFinding is a Finding with the server it concerns.
-type serverFinding struct {
-	Server string `json:"server,omitempty"`
-	registry.Finding
-}
-
 func (c *toolsCheckCommand) Run(context.Context) error {
 	approved, err := parseFile(c.approved, registry.ParseSnapshotFile)
 	if err != nil {
@@ -121,10 +115,14 @@ func (c *toolsCheckCommand) Run(context.Context) error {
 	if err != nil {
 		return err
 	}
-	findings, tools := checkDrift(approved, current)
+	findings := registry.DriftByServer(approved, current)
+	tools := 0
+	for _, s := range current {
+		tools += len(s.Tools)
+	}
 	if c.output == "json" {
 		if findings == nil {
-			findings = []serverFinding{}
+			findings = []registry.ServerFinding{}
 		}
 		enc := json.NewEncoder(c.m.Stdout)
 		enc.SetIndent("", "  ")
@@ -146,48 +144,8 @@ func (c *toolsCheckCommand) Run(context.Context) error {
 
 func (c *toolsCheckCommand) Close() error { return nil }
 
-// checkDrift compares server by server. Two files of one server each are
-// compared whatever their names (a plain tools/list names none); otherwise
-// servers match by name, and a server missing on one side has every tool
-// added or removed.
-func checkDrift(approved, current []registry.ServerTools) ([]serverFinding, int) {
-	var findings []serverFinding
-	add := func(server string, fs []registry.Finding) {
-		for _, f := range fs {
-			findings = append(findings, serverFinding{Server: server, Finding: f})
-		}
-	}
-	tools := 0
-	for _, s := range current {
-		tools += len(s.Tools)
-	}
-	if len(approved) == 1 && len(current) == 1 {
-		server := current[0].Server
-		if server == "" {
-			server = approved[0].Server
-		}
-		add(server, registry.Drift(approved[0].Tools, current[0].Tools))
-		return findings, tools
-	}
-	byName := map[string][]registry.Tool{}
-	for _, s := range approved {
-		byName[s.Server] = s.Tools
-	}
-	seen := map[string]bool{}
-	for _, s := range current {
-		seen[s.Server] = true
-		add(s.Server, registry.Drift(byName[s.Server], s.Tools))
-	}
-	for _, s := range approved {
-		if !seen[s.Server] {
-			add(s.Server, registry.Drift(s.Tools, nil))
-		}
-	}
-	return findings, tools
-}
-
 // writeFindings prints one line per finding: tool, code, detail.
-func writeFindings(w io.Writer, findings []serverFinding) {
+func writeFindings(w io.Writer, findings []registry.ServerFinding) {
 	for _, f := range findings {
 		tool := f.Tool
 		switch {

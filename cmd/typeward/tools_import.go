@@ -54,13 +54,14 @@ func (c *toolsImportCommand) Run(ctx context.Context) error {
 		return err
 	}
 	store := postgres.NewRegistry(c.db)
-	snap, findings, err := registry.ImportAndCompare(ctx, store, c.server, source, tools)
+	cmp, err := registry.ImportAndCompare(ctx, store, c.server, source, tools)
 	if err != nil {
 		return err
 	}
-	sf := make([]serverFinding, len(findings))
+	snap, findings := cmp.Snapshot, cmp.Drift
+	sf := make([]registry.ServerFinding, len(findings))
 	for i, f := range findings {
-		sf[i] = serverFinding{Server: c.server, Finding: f}
+		sf[i] = registry.ServerFinding{Server: c.server, Finding: f}
 	}
 	writeFindings(c.m.Stdout, sf)
 	fmt.Fprintf(c.m.Stdout, "imported snapshot %d of %s: %d tools, %d findings against the approved snapshot\n", snap.ID, c.server, len(tools), len(findings))
@@ -92,15 +93,11 @@ func (c *toolsImportCommand) load(ctx context.Context) ([]registry.Tool, string,
 	if err != nil {
 		return nil, "", err
 	}
-	if len(servers) == 1 && (servers[0].Server == "" || servers[0].Server == c.server) {
-		return servers[0].Tools, c.file, nil
+	tools, err := registry.ServerList(servers, c.server)
+	if err != nil {
+		return nil, "", usageError("%s: %v", c.file, err)
 	}
-	for _, s := range servers {
-		if s.Server == c.server {
-			return s.Tools, c.file, nil
-		}
-	}
-	return nil, "", usageError("%s: no server %q in the file", c.file, c.server)
+	return tools, c.file, nil
 }
 
 func (c *toolsImportCommand) Close() error {

@@ -173,5 +173,3 @@ func jsonReason(err error) string {
 	}
 	return err.Error()
 }
-
-func isNotFound(err error) bool { return errors.Is(err, registry.ErrNotFound) }

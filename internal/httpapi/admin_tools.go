@@ -123,34 +123,21 @@ type snapshotJSON struct {
 	Drift      []registry.Finding `json:"drift"`
 }
 
-// importSnapshot stores a server's tools/list (any shape ParseToolsFile
-// reads, for one server) and reports its drift from the approved snapshot.
+// importSnapshot stores a server's tools/list (any shape
+// registry.ParseSnapshotFile reads) and reports its drift from the
+// approved snapshot.
 func (a *Admin) importSnapshot(w http.ResponseWriter, r *http.Request) {
-	server := pathParam(r, "server")
-	if err := registry.CheckServer(server); err != nil || server == "" {
-		a.fail(w, r, badRequest("invalid server name"))
-		return
-	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	lists, err := registry.ParseToolsFile(body)
+	cmp, err := registry.ImportFile(r.Context(), a.Registry, pathParam(r, "server"), r.URL.Query().Get("source"), body)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	if len(lists) != 1 || (lists[0].Server != "" && lists[0].Server != server) {
-		a.fail(w, r, badRequest("a snapshot is the tools/list of one server: the server named in the path"))
-		return
-	}
-	snap, err := a.Registry.ImportSnapshot(r.Context(), server, r.URL.Query().Get("source"), lists[0].Tools)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	a.writeSnapshot(w, r, http.StatusCreated, snap)
+	writeJSON(w, http.StatusCreated, snapshotOf(cmp))
 }
 
 func (a *Admin) getSnapshot(w http.ResponseWriter, r *http.Request) {
@@ -164,27 +151,22 @@ func (a *Admin) getSnapshot(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	a.writeSnapshot(w, r, http.StatusOK, snap)
-}
-
-// writeSnapshot reports snap against the approved snapshot (or against
-// nothing, when none is approved yet: every tool is then "added").
-func (a *Admin) writeSnapshot(w http.ResponseWriter, r *http.Request, status int, snap registry.Snapshot) {
-	out := snapshotJSON{Server: snap.Server, ID: snap.ID, Source: snap.Source, Digest: snap.Digest,
-		Tools: len(snap.Tools), ImportedAt: snap.ImportedAt, ApprovedAt: snap.ApprovedAt}
-	approved, err := a.Registry.ApprovedSnapshot(r.Context(), snap.Server)
-	switch {
-	case err == nil:
-		out.ApprovedID = approved.ID
-	case !isNotFound(err):
+	cmp, err := registry.Compare(r.Context(), a.Registry, snap)
+	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	out.Drift = registry.Drift(approved.Tools, snap.Tools)
-	if out.Drift == nil {
-		out.Drift = []registry.Finding{}
+	writeJSON(w, http.StatusOK, snapshotOf(cmp))
+}
+
+func snapshotOf(c registry.Comparison) snapshotJSON {
+	snap := c.Snapshot
+	out := snapshotJSON{Server: snap.Server, ID: snap.ID, Source: snap.Source, Digest: snap.Digest,
+		Tools: len(snap.Tools), ImportedAt: snap.ImportedAt, ApprovedAt: snap.ApprovedAt, Drift: c.Drift}
+	if c.Approved != nil {
+		out.ApprovedID = c.Approved.ID
 	}
-	writeJSON(w, status, out)
+	return out
 }
 
 func (a *Admin) approveSnapshot(w http.ResponseWriter, r *http.Request) {

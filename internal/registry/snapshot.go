@@ -2,9 +2,7 @@ package registry
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/typeward/typeward/internal/schema"
@@ -36,22 +34,4 @@ func CloneTool(t Tool) Tool {
 	t.Annotations = bytes.Clone(t.Annotations)
 	t.Meta = bytes.Clone(t.Meta)
 	return t
-}
-
-// ImportAndCompare stores a server's tools/list as a snapshot and returns
-// its drift from the server's approved snapshot (with none approved yet,
-// every tool is added): what an operator reviews before approving.
-func ImportAndCompare(ctx context.Context, s Store, server, source string, tools []Tool) (Snapshot, []Finding, error) {
-	var approved []Tool
-	switch prev, err := s.ApprovedSnapshot(ctx, server); {
-	case err == nil:
-		approved = prev.Tools
-	case !errors.Is(err, ErrNotFound):
-		return Snapshot{}, nil, err
-	}
-	snap, err := s.ImportSnapshot(ctx, server, source, tools)
-	if err != nil {
-		return Snapshot{}, nil, err
-	}
-	return snap, Drift(approved, snap.Tools), nil
 }
