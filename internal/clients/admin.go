@@ -41,8 +41,8 @@ func ValidateAdminCredentials(id, secret string) []error {
 	switch {
 	case id == "":
 		errs = append(errs, fmt.Errorf("%s is empty", AdminClientIDEnv))
-	case len(id) > maxClientIDLen:
-		errs = append(errs, fmt.Errorf("%s is longer than %d characters", AdminClientIDEnv, maxClientIDLen))
+	case len(id) > MaxClientIDLen:
+		errs = append(errs, fmt.Errorf("%s is longer than %d characters", AdminClientIDEnv, MaxClientIDLen))
 	case slices.ContainsFunc([]byte(id), func(c byte) bool { return c < 0x21 || c > 0x7e }):
 		errs = append(errs, fmt.Errorf("%s must be visible ASCII", AdminClientIDEnv))
 	}

@@ -24,8 +24,8 @@ const (
 	DefaultLeeway               = 30 * time.Second
 )
 
-// maxClientIDLen bounds the ids looked up: longer ones cannot exist.
-const maxClientIDLen = 256
+// MaxClientIDLen bounds the ids looked up: longer ones cannot exist.
+const MaxClientIDLen = 256
 
 // AuthenticatorConfig is what an Authenticator needs.
 type AuthenticatorConfig struct {
@@ -174,7 +174,7 @@ func (a *Authenticator) secret(ctx context.Context, id, secret string, method Au
 
 // lookup returns the client, nil when there is none, or a store error.
 func (a *Authenticator) lookup(ctx context.Context, id string) (*Client, error) {
-	if id == "" || len(id) > maxClientIDLen {
+	if id == "" || len(id) > MaxClientIDLen {
 		return nil, nil
 	}
 	c, err := a.clients.Get(ctx, id)

@@ -33,6 +33,9 @@ type Introspection struct {
 // has no business seeing (neither its client, nor a client whose allowed
 // audiences include the token's, nor an admin) is inactive.
 func (s *Service) Introspect(ctx context.Context, form url.Values, authorization string) (*Introspection, error) {
+	if err := checkForm(form); err != nil {
+		return nil, err
+	}
 	caller, err := s.authenticate(ctx, form, authorization, nil)
 	if err != nil {
 		return nil, err
@@ -73,7 +76,7 @@ func (s *Service) Active(ctx context.Context, raw string) (*verify.Claims, error
 // activeToken is the verified, unrevoked token, or nil. Only a failing
 // revocation store is an error.
 func (s *Service) activeToken(ctx context.Context, raw string) (*verify.Claims, error) {
-	if len(raw) > 16<<10 || strings.Count(raw, ".") != 2 {
+	if len(raw) > MaxTokenBytes || strings.Count(raw, ".") != 2 {
 		return nil, nil
 	}
 	tok, err := s.Verifier.Verify(ctx, raw)

@@ -13,6 +13,9 @@ import (
 // unless the caller is an admin. Only access tokens exist, so every
 // token_type_hint is accepted and ignored.
 func (s *Service) Revoke(ctx context.Context, form url.Values, authorization string) error {
+	if err := checkForm(form); err != nil {
+		return err
+	}
 	caller, err := s.authenticate(ctx, form, authorization, nil)
 	if err != nil {
 		return err

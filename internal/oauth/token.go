@@ -53,7 +53,16 @@ type tokenRequest struct {
 // withheld, which is as if it had never been signed.
 func (s *Service) Token(ctx context.Context, form url.Values, authorization string) (*TokenResponse, error) {
 	rec := &audit.Issuance{Time: s.now()}
-	resp, err := s.issue(ctx, form, authorization, rec)
+	var resp *TokenResponse
+	err := checkForm(form)
+	if err != nil {
+		rec.ClientID, rec.Reason = claimedClientID(form, authorization), ReasonOversizedParameter
+	} else {
+		resp, err = s.issue(ctx, form, authorization, rec)
+	}
+	if len(rec.ClientID) > clients.MaxClientIDLen { // no client has such an id: keep a marked prefix
+		rec.ClientID = Clip(rec.ClientID, auditedValueBytes)
+	}
 	settle(rec, err)
 	// The record is written even when the client has gone away.
 	if aerr := s.Audit.Append(context.WithoutCancel(ctx), rec); aerr != nil {

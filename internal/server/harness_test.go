@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -12,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +31,33 @@ type harness struct {
 	adminID string
 	adminSK string
 	cfg     *server.Config
+	// logs holds every line the server logged.
+	logs *syncBuffer
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// Len is how many bytes were logged so far.
+func (b *syncBuffer) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Len()
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 type mode string
@@ -79,9 +108,10 @@ func start(t testing.TB, m mode, configure func(*server.Config)) *harness {
 	}
 	h.cfg = cfg
 	h.adminID, h.adminSK = cfg.AdminClientID, cfg.AdminClientSecret
-	logOut := io.Discard
+	h.logs = &syncBuffer{}
+	var logOut io.Writer = h.logs
 	if testing.Verbose() {
-		logOut = os.Stderr
+		logOut = io.MultiWriter(h.logs, os.Stderr)
 	}
 	log := slog.New(slog.NewJSONHandler(logOut, nil))
 	ctx, cancel := context.WithCancel(context.Background())

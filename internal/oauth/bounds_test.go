@@ -1,0 +1,55 @@
+package oauth
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestEveryParameterIsBounded: each known parameter one byte over its
+// bound is refused by all three endpoints, naming it, before the client is
+// authenticated; at its bound it passes the check.
+func TestEveryParameterIsBounded(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	for name, limit := range paramBounds {
+		over := form(name, strings.Repeat("a", limit+1))
+		want := fmt.Sprintf("%s is %d bytes, at most %d", name, limit+1, limit)
+		calls := map[string]func() error{
+			"token":      func() error { _, err := f.svc.Token(ctx, over, ""); return err },
+			"introspect": func() error { _, err := f.svc.Introspect(ctx, over, ""); return err },
+			"revoke":     func() error { return f.svc.Revoke(ctx, over, "") },
+		}
+		for endpoint, call := range calls {
+			e := AsError(call())
+			if e.Kind != KindBadRequest || e.Description != want {
+				t.Errorf("%s with %s over its bound: %v, want 400 %q", endpoint, name, e, want)
+			}
+		}
+		if err := checkForm(form(name, strings.Repeat("a", limit))); err != nil {
+			t.Errorf("%s at its bound: %v", name, err)
+		}
+	}
+	if err := checkForm(form("x-extension", strings.Repeat("a", maxOtherParamSize+1))); err == nil {
+		t.Error("an unknown parameter over its bound passed")
+	}
+	many := form()
+	for i := range maxFormParams + 1 {
+		many.Set(fmt.Sprint("p", i), "v")
+	}
+	if err := checkForm(many); err == nil {
+		t.Error("a form of too many parameters passed")
+	}
+}
+
+func TestClip(t *testing.T) {
+	if got := Clip("short", 64); got != "short" {
+		t.Errorf("Clip kept %q", got)
+	}
+	got := Clip(strings.Repeat("é", 100), 5) // two-byte runes: cut on a boundary
+	if got != "éé...[truncated, 200 bytes]" || !utf8.ValidString(got) {
+		t.Errorf("Clip = %q", got)
+	}
+}
