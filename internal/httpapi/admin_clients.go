@@ -95,8 +95,8 @@ func (a *Admin) updateClient(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, clientOf(c))
 }
 
-// disableClient stops a client from authenticating; tokens it holds stay
-// valid until they expire or are revoked.
+// disableClient stops a client from authenticating; the tokens it holds
+// become inactive (oauth.Service checks the client on every use).
 func (a *Admin) disableClient(w http.ResponseWriter, r *http.Request) {
 	id := pathParam(r, "id")
 	if err := a.Clients.Disable(r.Context(), id); err != nil {

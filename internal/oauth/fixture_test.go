@@ -71,6 +71,7 @@ type fixture struct {
 	registry  *memory.Registry
 	audit     *memory.Audit
 	revoked   *memory.Revocations
+	clients   *memory.Clients
 	keyring   *keys.Keyring
 	verifier  *verify.Verifier
 	validator *countingValidator
@@ -102,6 +103,7 @@ func newFixture(t testing.TB) *fixture {
 	}
 
 	store, hasher := memory.NewClients(), clients.NewRandomHasher()
+	f.clients = store
 	for _, c := range testClients {
 		c.TokenEndpointAuthMethod = clients.SecretBasic
 		c.SecretHash = hasher.Hash(c.ID, secret)
@@ -131,7 +133,7 @@ func newFixture(t testing.TB) *fixture {
 	f.validator = &countingValidator{Validator: composition.NewValidator(registry.NewCache(f.registry), f.registry, compat.NewChecker())}
 	f.svc = &Service{
 		Issuer: issuer, Authenticator: auth, Validator: f.validator, Compositions: f.registry, Declarations: f.registry,
-		Minter: minter, Verifier: f.verifier, Revocations: f.revoked, Limiter: limiter,
+		Minter: minter, Verifier: f.verifier, Revocations: f.revoked, Clients: store, Limiter: limiter,
 		Audit: f.audit, Now: auditClock(),
 	}
 	return f

@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"slices"
 	"strings"
@@ -73,8 +74,10 @@ func (s *Service) Active(ctx context.Context, raw string) (*verify.Claims, error
 	return s.activeToken(ctx, raw)
 }
 
-// activeToken is the verified, unrevoked token, or nil. Only a failing
-// revocation store is an error.
+// activeToken is the verified, unrevoked token of an enabled client, or
+// nil. A disabled (or deleted) client's tokens are inactive from the
+// moment its record says so, checked on every use. Only a failing store is
+// an error.
 func (s *Service) activeToken(ctx context.Context, raw string) (*verify.Claims, error) {
 	if len(raw) > MaxTokenBytes || strings.Count(raw, ".") != 2 {
 		return nil, nil
@@ -88,6 +91,16 @@ func (s *Service) activeToken(ctx context.Context, raw string) (*verify.Claims, 
 		return nil, serverError(err)
 	}
 	if revoked {
+		return nil, nil
+	}
+	client, err := s.Clients.Get(ctx, tok.ClientID)
+	if errors.Is(err, clients.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, serverError(err)
+	}
+	if client.Disabled {
 		return nil, nil
 	}
 	return tok, nil

@@ -107,3 +107,40 @@ func TestIntrospectAndRevoke(t *testing.T) {
 		t.Errorf("Active returned a revoked token")
 	}
 }
+
+// TestDisabledClientsTokensAreInactive: disabling a client makes the
+// tokens it already holds inactive at once, for introspection and for
+// every other use (Active, which the admin API authenticates with).
+func TestDisabledClientsTokensAreInactive(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	resp, err := f.svc.Token(ctx, form("grant_type", "client_credentials", "resource", routerAud,
+		"authorization_details", details(exampleDoc(t, "pipeline-valid.json"))), creds("app"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	active := func() bool {
+		t.Helper()
+		got, err := f.svc.Introspect(ctx, form("token", resp.AccessToken), creds("admin"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := f.svc.Active(ctx, resp.AccessToken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Active != (tok != nil) {
+			t.Fatalf("introspection says active=%v, Active says %v", got.Active, tok != nil)
+		}
+		return got.Active
+	}
+	if !active() {
+		t.Fatal("a fresh token is inactive")
+	}
+	if err := f.clients.Disable(ctx, "app"); err != nil {
+		t.Fatal(err)
+	}
+	if active() {
+		t.Error("the token of a disabled client is still active")
+	}
+}

@@ -70,3 +70,9 @@ type RateLimiter interface {
 type AuditLog interface {
 	Append(ctx context.Context, rec *audit.Issuance) error
 }
+
+// Clients reads client records, to check on every use of a token that
+// its client is still enabled; clients.Store implements it.
+type Clients interface {
+	Get(ctx context.Context, id string) (*clients.Client, error)
+}

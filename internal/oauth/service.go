@@ -22,6 +22,7 @@ type Service struct {
 	Minter       Minter
 	Verifier     TokenVerifier
 	Revocations  Revocations
+	Clients      Clients
 	Limiter      RateLimiter
 	Audit        AuditLog
 	Metrics      *metrics.Metrics

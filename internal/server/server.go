@@ -138,7 +138,7 @@ func (s *Server) wire(ctx context.Context) error {
 	validator := composition.NewValidator(s.cache, st.registry, compat.NewChecker())
 	svc := &oauth.Service{
 		Issuer: cfg.Issuer, Authenticator: auth, Validator: validator, Compositions: st.registry, Declarations: st.registry,
-		Minter: minter, Verifier: verifier, Revocations: st.revocations, Limiter: limiter,
+		Minter: minter, Verifier: verifier, Revocations: st.revocations, Clients: st.clients, Limiter: limiter,
 		Audit: st.audit, Metrics: s.metrics, Log: s.log, Tools: s.cache,
 	}
 	// Every registry change, local or from another replica, reaches both
