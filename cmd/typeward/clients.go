@@ -172,6 +172,7 @@ func (c *clientsCommand) create(ctx context.Context, store clients.Store) error 
 			return err
 		}
 	}
+	c.reg.Issuer = c.m.Getenv(server.EnvIssuer)
 	client, secret, err := clients.Register(ctx, store, hasher, c.reg, time.Now())
 	var ve *clients.ValidationError
 	if errors.As(err, &ve) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -48,6 +47,9 @@ func (a *Authenticator) assertion(ctx context.Context, form url.Values, claimedI
 	tok, err := jwt.ParseSigned(raw, assertionAlgorithms)
 	if err != nil || len(tok.Headers) != 1 {
 		return nil, fail(InvalidClient, ReasonBadAssertion, "client_assertion is not a compact JWS signed with ES256, EdDSA or RS256")
+	}
+	if !assertionType(tok.Headers[0]) {
+		return nil, fail(InvalidClient, ReasonBadAssertion, "client_assertion typ, when present, must be JWT or client-authentication+jwt")
 	}
 	var unverified jwt.Claims
 	if err := tok.UnsafeClaimsWithoutVerification(&unverified); err != nil {
@@ -99,6 +101,24 @@ func (a *Authenticator) assertion(ctx context.Context, form url.Values, claimedI
 	return c, nil
 }
 
+// assertionType reports whether a JWS header's typ, when present, says
+// the JWT is a client assertion or an untyped JWT: an access token
+// (at+jwt) or any other explicitly typed JWT is not accepted as one.
+// Media types compare case-insensitively and may omit "application/"
+// (RFC 7515 §4.1.9).
+func assertionType(h jose.Header) bool {
+	raw, present := h.ExtraHeaders[jose.HeaderType]
+	if !present {
+		return true
+	}
+	typ, ok := raw.(string)
+	if !ok {
+		return false
+	}
+	typ = strings.TrimPrefix(strings.ToLower(typ), "application/")
+	return typ == "jwt" || typ == "client-authentication+jwt"
+}
+
 // verifyAssertion checks the signature with the client's keys: those with
 // the header's kid when it names one, and always only keys whose type signs
 // the header's alg.
@@ -129,8 +149,8 @@ func (a *Authenticator) checkAssertionClaims(c *jwt.Claims, id string, now time.
 		return time.Time{}, ReasonAssertionClaims, "client_assertion has no jti"
 	case !ValidJTI(c.ID):
 		return time.Time{}, ReasonAssertionClaims, "client_assertion jti must be printable text of at most 256 bytes"
-	case !slices.ContainsFunc(a.audiences, c.Audience.Contains):
-		return time.Time{}, ReasonAudience, "client_assertion aud must name this server's issuer or token endpoint"
+	case len(c.Audience) != 1 || c.Audience[0] != a.issuer:
+		return time.Time{}, ReasonAudience, "client_assertion aud must be exactly this server's issuer identifier"
 	case c.Expiry == nil:
 		return time.Time{}, ReasonAssertionClaims, "client_assertion has no exp"
 	}

@@ -33,9 +33,11 @@ type AuthenticatorConfig struct {
 	Hasher  *Hasher
 	// Replay remembers assertion jtis; required.
 	Replay ReplayStore
-	// Audiences are the aud values a private_key_jwt assertion may carry:
-	// the issuer identifier and the token endpoint URL. Required.
-	Audiences []string
+	// Issuer is the issuer identifier: a private_key_jwt assertion's aud
+	// must be exactly it (draft-ietf-oauth-rfc7523bis, which closes the
+	// audience-injection attack on assertions aimed at several servers).
+	// Required.
+	Issuer string
 	// MaxAssertionLifetime bounds how far ahead an assertion's exp may be
 	// (default 5 minutes): it bounds how long the replay store remembers.
 	MaxAssertionLifetime time.Duration
@@ -51,7 +53,7 @@ type Authenticator struct {
 	clients     Getter
 	hasher      *Hasher
 	replay      ReplayStore
-	audiences   []string
+	issuer      string
 	maxLifetime time.Duration
 	leeway      time.Duration
 	now         func() time.Time
@@ -69,8 +71,8 @@ func NewAuthenticator(cfg AuthenticatorConfig) (*Authenticator, error) {
 	if cfg.Replay == nil {
 		missing = append(missing, "Replay")
 	}
-	if len(cfg.Audiences) == 0 {
-		missing = append(missing, "Audiences")
+	if cfg.Issuer == "" {
+		missing = append(missing, "Issuer")
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("clients: authenticator config lacks %v", missing)
@@ -79,7 +81,7 @@ func NewAuthenticator(cfg AuthenticatorConfig) (*Authenticator, error) {
 		clients:     cfg.Clients,
 		hasher:      cfg.Hasher,
 		replay:      cfg.Replay,
-		audiences:   append([]string(nil), cfg.Audiences...),
+		issuer:      cfg.Issuer,
 		maxLifetime: cfg.MaxAssertionLifetime,
 		leeway:      cfg.Leeway,
 		now:         cfg.Now,
@@ -164,8 +166,10 @@ func (a *Authenticator) secret(ctx context.Context, id, secret string, method Au
 	case !ok:
 		return nil, fail(InvalidClient, ReasonBadSecret, genericFailure)
 	case c.TokenEndpointAuthMethod != method:
-		// The secret is right, so saying what is wrong reveals nothing.
-		return nil, fail(InvalidRequest, ReasonMethodMismatch, "client is registered for "+string(c.TokenEndpointAuthMethod))
+		// A client authenticates only with its registered method: anything
+		// else is a failed authentication (401). The secret is right, so
+		// saying what is wrong reveals nothing.
+		return nil, fail(InvalidClient, ReasonMethodMismatch, "client is registered for "+string(c.TokenEndpointAuthMethod))
 	case c.Disabled:
 		return nil, fail(InvalidClient, ReasonDisabled, "client is disabled")
 	}

@@ -79,11 +79,11 @@ func newFixture(t testing.TB) *fixture {
 	f.secrets[adminID] = adminSecret
 
 	auth, err := clients.NewAuthenticator(clients.AuthenticatorConfig{
-		Clients:   f.store,
-		Hasher:    f.hasher,
-		Replay:    memory.NewAssertionReplay(),
-		Audiences: []string{issuer, tokenEndpoint},
-		Now:       func() time.Time { return f.now },
+		Clients: f.store,
+		Hasher:  f.hasher,
+		Replay:  memory.NewAssertionReplay(),
+		Issuer:  issuer,
+		Now:     func() time.Time { return f.now },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func sign(t testing.TB, key any, alg jose.SignatureAlgorithm, kid string, claims
 // them to break one thing.
 func claimsFor(id string, now time.Time, edit func(map[string]any)) map[string]any {
 	c := map[string]any{
-		"iss": id, "sub": id, "aud": tokenEndpoint,
+		"iss": id, "sub": id, "aud": issuer,
 		"exp": now.Add(2 * time.Minute).Unix(), "iat": now.Unix(), "jti": "jti-" + id,
 	}
 	if edit != nil {
@@ -182,7 +182,7 @@ func TestAuthenticateSucceeds(t *testing.T) {
 		{"private_key_jwt EdDSA, aud is the issuer in an array, client_id given",
 			func(f *fixture) url.Values {
 				v := assertionForm(sign(t, k.ed, jose.EdDSA, "ed", claimsFor("jwt", f.now, func(c map[string]any) {
-					c["aud"] = []string{"https://other.example", issuer}
+					c["aud"] = []string{issuer}
 				})))
 				v.Set("client_id", "jwt")
 				return v
@@ -255,9 +255,9 @@ func TestAuthenticateFails(t *testing.T) {
 		{"basic client using client_secret_post",
 			func(f *fixture) url.Values {
 				return url.Values{"client_id": {"basic"}, "client_secret": {f.secrets["basic"]}}
-			}, nil, clients.InvalidRequest, clients.ReasonMethodMismatch, "client is registered for client_secret_basic", false, "basic"},
+			}, nil, clients.InvalidClient, clients.ReasonMethodMismatch, "client is registered for client_secret_basic", false, "basic"},
 		{"post client using client_secret_basic", nil, func(f *fixture) string { return basic("post", f.secrets["post"]) },
-			clients.InvalidRequest, clients.ReasonMethodMismatch, "client is registered for client_secret_post", true, "post"},
+			clients.InvalidClient, clients.ReasonMethodMismatch, "client is registered for client_secret_post", true, "post"},
 		{"jwt client using a secret", nil, func(*fixture) string { return basic("jwt", "anything") },
 			clients.InvalidClient, clients.ReasonMethodMismatch, generic, true, "jwt"},
 		{"secret client using an assertion",
@@ -349,9 +349,14 @@ func TestAuthenticateFails(t *testing.T) {
 		{"iat in the future", signed(k.ec, jose.ES256, "ec", func(f *fixture, c map[string]any) { c["iat"] = f.now.Add(time.Minute).Unix() }),
 			nil, clients.InvalidClient, clients.ReasonNotYetValid, "client_assertion was issued in the future (iat)", false, "jwt"},
 		{"wrong aud", signed(k.ec, jose.ES256, "ec", func(_ *fixture, c map[string]any) { c["aud"] = "https://as.example.com/other" }),
-			nil, clients.InvalidClient, clients.ReasonAudience, "client_assertion aud must name this server's issuer or token endpoint", false, "jwt"},
+			nil, clients.InvalidClient, clients.ReasonAudience, "client_assertion aud must be exactly this server's issuer identifier", false, "jwt"},
 		{"no aud", signed(k.ec, jose.ES256, "ec", func(_ *fixture, c map[string]any) { delete(c, "aud") }),
-			nil, clients.InvalidClient, clients.ReasonAudience, "client_assertion aud must name this server's issuer or token endpoint", false, "jwt"},
+			nil, clients.InvalidClient, clients.ReasonAudience, "client_assertion aud must be exactly this server's issuer identifier", false, "jwt"},
+		{"aud is the token endpoint", signed(k.ec, jose.ES256, "ec", func(_ *fixture, c map[string]any) { c["aud"] = tokenEndpoint }),
+			nil, clients.InvalidClient, clients.ReasonAudience, "client_assertion aud must be exactly this server's issuer identifier", false, "jwt"},
+		{"aud names another server besides the issuer (audience injection)",
+			signed(k.ec, jose.ES256, "ec", func(_ *fixture, c map[string]any) { c["aud"] = []string{"https://other.example", issuer} }),
+			nil, clients.InvalidClient, clients.ReasonAudience, "client_assertion aud must be exactly this server's issuer identifier", false, "jwt"},
 		{"no jti", signed(k.ec, jose.ES256, "ec", func(_ *fixture, c map[string]any) { delete(c, "jti") }),
 			nil, clients.InvalidClient, clients.ReasonAssertionClaims, "client_assertion has no jti", false, "jwt"},
 		{"jti with a NUL", signed(k.ec, jose.ES256, "ec", func(_ *fixture, c map[string]any) { c["jti"] = "a\x00b" }),
@@ -412,7 +417,7 @@ func (failingStore) Get(context.Context, string) (*clients.Client, error) {
 // A store outage is the server's fault, not an authentication failure.
 func TestAuthenticateStoreErrorIsNotAnAuthError(t *testing.T) {
 	auth, err := clients.NewAuthenticator(clients.AuthenticatorConfig{
-		Clients: failingStore{}, Hasher: testHasher(t), Replay: memory.NewAssertionReplay(), Audiences: []string{issuer},
+		Clients: failingStore{}, Hasher: testHasher(t), Replay: memory.NewAssertionReplay(), Issuer: issuer,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -426,7 +431,7 @@ func TestAuthenticateStoreErrorIsNotAnAuthError(t *testing.T) {
 
 func TestNewAuthenticatorNamesWhatIsMissing(t *testing.T) {
 	_, err := clients.NewAuthenticator(clients.AuthenticatorConfig{})
-	if err == nil || err.Error() != "clients: authenticator config lacks [Clients Hasher Replay Audiences]" {
+	if err == nil || err.Error() != "clients: authenticator config lacks [Clients Hasher Replay Issuer]" {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -509,7 +514,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 				b.StopTimer()
 				f.auth, _ = clients.NewAuthenticator(clients.AuthenticatorConfig{
 					Clients: f.store, Hasher: f.hasher, Replay: memory.NewAssertionReplay(),
-					Audiences: []string{tokenEndpoint}, Now: func() time.Time { return f.now },
+					Issuer: issuer, Now: func() time.Time { return f.now },
 				})
 				i = 0
 				b.StartTimer()
@@ -520,4 +525,49 @@ func BenchmarkAuthenticate(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// TestAssertionTyp: an explicit typ must say the JWT is a client assertion
+// (or an untyped JWT); an access token or other typed JWT signed with the
+// client's key is not accepted as one.
+func TestAssertionTyp(t *testing.T) {
+	k := loadTestKeys()
+	for _, tc := range []struct {
+		typ string // "-": no typ header
+		ok  bool
+	}{
+		{"-", true},
+		{"JWT", true},
+		{"client-authentication+jwt", true},
+		{"application/client-authentication+JWT", true},
+		{"at+jwt", false},
+		{"dpop+jwt", false},
+		{"", false},
+	} {
+		t.Run(tc.typ, func(t *testing.T) {
+			f := newFixture(t)
+			opts := (&jose.SignerOptions{}).WithHeader("kid", "ec")
+			if tc.typ != "-" {
+				opts = opts.WithType(jose.ContentType(tc.typ))
+			}
+			s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: k.ec}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			payload, _ := json.Marshal(claimsFor("jwt", f.now, nil))
+			obj, err := s.Sign(payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := obj.CompactSerialize()
+			_, err = f.auth.Authenticate(context.Background(), assertionForm(raw), "")
+			var ae *clients.AuthError
+			switch {
+			case tc.ok && err != nil:
+				t.Errorf("typ %q refused: %v", tc.typ, err)
+			case !tc.ok && (!errors.As(err, &ae) || ae.Reason != clients.ReasonBadAssertion || ae.Code != clients.InvalidClient):
+				t.Errorf("typ %q: err = %v, want invalid_client bad_assertion", tc.typ, err)
+			}
+		})
+	}
 }

@@ -23,6 +23,10 @@ type Registration struct {
 	AllowedScopes           []string        `json:"allowed_scopes,omitempty"`
 	// Approval defaults to never.
 	Approval Approval `json:"approval,omitempty"`
+	// Issuer is this server's issuer identifier, set by the caller (never
+	// from the request): a client may not list it as an audience, or its
+	// tool tokens would be accepted where typeward's own are.
+	Issuer string `json:"-"`
 }
 
 // Bounds on a registration: generous for real use, small enough that one
@@ -91,6 +95,11 @@ func (r *Registration) Validate() error {
 		add("/allowed_audiences", "has more than %d entries", maxAudiences)
 	}
 	eachUnique(r.AllowedAudiences, "/allowed_audiences", add, validateAudience)
+	for i, a := range r.AllowedAudiences {
+		if r.Issuer != "" && strings.TrimSuffix(a, "/") == strings.TrimSuffix(r.Issuer, "/") {
+			add(fmt.Sprintf("/allowed_audiences/%d", i), "%q is this server's issuer: tokens for typeward itself are not a client's to ask for", a)
+		}
+	}
 
 	if len(r.AllowedScopes) > maxScopes {
 		add("/allowed_scopes", "has more than %d entries", maxScopes)

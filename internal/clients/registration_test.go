@@ -75,6 +75,12 @@ func TestRegistrationValidate(t *testing.T) {
 			},
 		},
 		{
+			"the issuer as an audience",
+			clients.Registration{ClientName: "etl", AllowedTools: tools, Issuer: "https://as.example.com",
+				AllowedAudiences: []string{"https://r.example/mcp", "https://as.example.com/"}},
+			[]clients.Problem{{"/allowed_audiences/1", `"https://as.example.com/" is this server's issuer: tokens for typeward itself are not a client's to ask for`}},
+		},
+		{
 			"bad names",
 			clients.Registration{ClientName: "line\nbreak", AllowedScopes: []string{clients.AdminScope}},
 			[]clients.Problem{{"/client_name", "contains a control character"}},

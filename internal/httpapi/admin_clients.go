@@ -46,6 +46,7 @@ func (a *Admin) createClient(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
+	reg.Issuer = a.Tokens.Issuer
 	c, secret, err := clients.Register(r.Context(), a.Clients, a.Hasher, reg, a.now())
 	if err != nil {
 		a.fail(w, r, err)

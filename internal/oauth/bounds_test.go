@@ -53,3 +53,16 @@ func TestClip(t *testing.T) {
 		t.Errorf("Clip = %q", got)
 	}
 }
+
+// TestIssuerIsNeverAnAudience: even a client whose record lists the issuer
+// gets no token for it.
+func TestIssuerIsNeverAnAudience(t *testing.T) {
+	f := newFixture(t)
+	for _, res := range []string{issuer, issuer + "/"} {
+		_, err := f.svc.Token(context.Background(), form("grant_type", "client_credentials", "resource", res,
+			"authorization_details", details(exampleDoc(t, "pipeline-valid.json"))), creds("legacy"))
+		if e := AsError(err); e.Code != CodeInvalidTarget {
+			t.Errorf("resource %s: %v, want invalid_target", res, err)
+		}
+	}
+}

@@ -45,6 +45,9 @@ var testClients = []clients.Client{
 	{ID: "strict", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Approval: clients.ApprovalDestructive},
 	{ID: "always", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Approval: clients.ApprovalAlways},
 	{ID: "off", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Disabled: true},
+	// legacy was registered, before registration refused it, with the
+	// issuer as an audience.
+	{ID: "legacy", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud, issuer}},
 }
 
 // countingValidator counts the validations that reach the real validator.
@@ -112,7 +115,7 @@ func newFixture(t testing.TB) *fixture {
 		}
 	}
 	auth, err := clients.NewAuthenticator(clients.AuthenticatorConfig{Clients: store, Hasher: hasher,
-		Replay: memory.NewAssertionReplay(), Audiences: []string{issuer, issuer + PathToken}, Now: clock})
+		Replay: memory.NewAssertionReplay(), Issuer: issuer, Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}

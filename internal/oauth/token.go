@@ -198,6 +198,10 @@ func (s *Service) audience(client *clients.Client, resource string) (string, err
 		}
 		return "", badRequest(CodeInvalidTarget, "resource is required: this client has several allowed audiences")
 	}
+	if strings.TrimSuffix(resource, "/") == strings.TrimSuffix(s.Issuer, "/") {
+		// Registration refuses it too; this covers clients made before.
+		return "", badRequest(CodeInvalidTarget, "resource may not be this server's issuer")
+	}
 	if !client.AllowsAudience(resource) {
 		return "", badRequest(CodeInvalidTarget, "resource is not an allowed audience of this client: "+truncate(resource, 128))
 	}

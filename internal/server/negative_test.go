@@ -156,7 +156,7 @@ func TestNegative(t *testing.T) {
 	}
 
 	t.Run("replayed private_key_jwt assertion", func(t *testing.T) {
-		assertion := signer.assertion(t, jwtClient.ID, h.base+"/oauth2/token", "jti-1")
+		assertion := signer.assertion(t, jwtClient.ID, h.base, "jti-1")
 		form := grant("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
 			"client_assertion", assertion, "authorization_details", valid)
 		if r := h.postForm("/oauth2/token", "", "", form); r.status != http.StatusOK {

@@ -114,12 +114,11 @@ func (s *Server) wire(ctx context.Context) error {
 		return age.Seconds()
 	})
 
-	tokenEndpoint := cfg.Issuer + oauth.PathToken
 	if !cfg.Embedded() {
 		st.clients = newCachedClients(st.clients)
 	}
 	auth, err := clients.NewAuthenticator(clients.AuthenticatorConfig{Clients: st.clients, Hasher: st.hasher,
-		Replay: st.replay, Audiences: []string{cfg.Issuer, tokenEndpoint}})
+		Replay: st.replay, Issuer: cfg.Issuer})
 	if err != nil {
 		return err
 	}
@@ -172,7 +171,7 @@ func (s *Server) seedEmbedded(ctx context.Context) error {
 		s.log.Info("embedded registry loaded", "file", s.cfg.Registry, "tools", n)
 	}
 	demo, secret, err := clients.Register(ctx, st.clients, st.hasher, clients.Registration{
-		ClientName: "demo (embedded mode)", AllowedTools: []string{"*"}, AllowedAudiences: []string{DemoAudience},
+		ClientName: "demo (embedded mode)", AllowedTools: []string{"*"}, AllowedAudiences: []string{DemoAudience}, Issuer: s.cfg.Issuer,
 		// Read-only pipelines are issued at once, others wait for a person.
 		Approval: clients.ApprovalMutating,
 	}, time.Now())
