@@ -79,11 +79,13 @@ func (g *generator) objects(v *view, depth int, emit func(any) bool) bool {
 	if !emit(maximal) {
 		return false
 	}
-	// Each property through its candidates, round-robin, so that every
-	// property gets its first few tries before any gets many.
+	// Each property through its candidates, and extra properties through
+	// theirs, round-robin: every slot gets its first tries before any gets
+	// many.
+	slots := append(order, g.extraNames(v, depth)...)
 	for k := 0; ; k++ {
 		more := false
-		for _, p := range order {
+		for _, p := range slots {
 			l := valuesOf(p)
 			if k >= len(l) {
 				continue
@@ -95,13 +97,6 @@ func (g *generator) objects(v *view, depth int, emit func(any) bool) bool {
 		}
 		if !more || g.exhausted() {
 			break
-		}
-	}
-	for _, name := range g.extraNames(v, depth) {
-		for _, val := range valuesOf(name) {
-			if m, ok := with(base, name, val); ok && !emit(m) {
-				return false
-			}
 		}
 	}
 	if len(base) < v.minProps {
@@ -270,12 +265,19 @@ func (g *generator) arrays(v *view, depth int, emit func(any) bool) bool {
 	if len(items) > 1 && !try(build(max(n, len(prefix)+2), first)) {
 		return false
 	}
+	// Arrays holding minContains matches of a contains candidate, alone
+	// and after the minItems-long base.
+	copies := min(max(v.minContains, 1), maxGenItems)
 	for _, cs := range v.contains {
 		for _, c := range g.conjValues(cs, depth+1) {
-			if !try([]any{c}, true) {
+			matches := make([]any, copies)
+			for i := range matches {
+				matches[i] = c
+			}
+			if !try(matches, true) {
 				return false
 			}
-			if base, ok := build(v.minItems, first); ok && v.minItems > 0 && !try(append(base, c), true) {
+			if base, ok := build(v.minItems, first); ok && v.minItems > 0 && !try(append(base, matches...), true) {
 				return false
 			}
 		}

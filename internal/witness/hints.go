@@ -65,7 +65,18 @@ func targetHints(t Side) hints {
 			case "const", "enum", "default", "examples":
 				collectStrings(&h, m[k])
 				continue
-			case "$defs", "definitions", "patternProperties", "dependentSchemas", "dependencies":
+			case "patternProperties":
+				// A name each pattern matches, as simply as it can be spelled.
+				if sub, ok := m[k].(map[string]any); ok {
+					for _, p := range slices.Sorted(maps.Keys(sub)) {
+						if s, ok := simplestMatch(p); ok && len(h.names) < maxHints {
+							h.names = append(h.names, s)
+						}
+						walk(sub[p])
+					}
+				}
+				continue
+			case "$defs", "definitions", "dependentSchemas", "dependencies":
 				if sub, ok := m[k].(map[string]any); ok {
 					for _, n := range slices.Sorted(maps.Keys(sub)) {
 						walk(sub[n])

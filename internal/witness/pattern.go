@@ -48,6 +48,19 @@ func (g *generator) patternStrings(p string) []string {
 	return out
 }
 
+// simplestMatch is the shortest string the walk produces for a pattern.
+func simplestMatch(p string) (string, bool) {
+	if len(p) > maxPatternBytes {
+		return "", false
+	}
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return "", false
+	}
+	w := &patternWalk{}
+	return w.string(re.Simplify())
+}
+
 type walkMode struct {
 	longer bool // repeat once more than the minimum
 	alt    int  // which alternative of each alternation (modulo)

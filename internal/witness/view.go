@@ -170,6 +170,7 @@ type view struct {
 	maxItems      int // < 0: none
 	unique        bool
 	contains      []conj
+	minContains   int // 1 unless minContains says otherwise
 	arrayKeywords bool
 
 	// objects
@@ -310,6 +311,9 @@ func (g *generator) mergeArray(v *view, n node, m map[string]any) {
 	if s, ok := m["contains"]; ok {
 		v.contains = append(v.contains, conj{{s, n.ptr + "/contains"}})
 		v.arrayKeywords = true
+	}
+	if k, ok := intOf(m["minContains"]); ok && k > v.minContains {
+		v.minContains = k
 	}
 }
 

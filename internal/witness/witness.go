@@ -82,6 +82,7 @@ func (s *Searcher) Search(src, tgt Side) (Found, bool) {
 // stats says how much one search did; tests bound it.
 type stats struct {
 	tried     int  // candidates validated against the source
+	accepted  int  // of which the source accepted
 	steps     int  // generation work, inner validations included
 	timedOut  bool // the time budget ran out
 	memoized  bool // the answer came from the memo
@@ -109,7 +110,7 @@ func (s *Searcher) search(src, tgt Side) (Found, bool, stats) {
 	r.gen = newGenerator(src.Schema, rand.New(rand.NewPCG(seed, seed>>1|1)), r)
 	r.gen.hints = targetHints(tgt)
 	r.search()
-	st := stats{tried: r.tried, steps: r.gen.steps, timedOut: r.timedOut, exhausted: r.exhausted}
+	st := stats{tried: r.tried, accepted: r.accepted, steps: r.gen.steps, timedOut: r.timedOut, exhausted: r.exhausted}
 	// A search cut short by the clock might succeed another time: only a
 	// deterministic outcome is remembered.
 	if r.found || !r.timedOut {
@@ -131,6 +132,7 @@ type run struct {
 	seen      map[string]bool // canonical encodings already tried
 	pool      []any           // source instances, seeds for mutation
 	tried     int
+	accepted  int
 	timedOut  bool
 	exhausted bool
 	found     bool
@@ -190,6 +192,7 @@ func (r *run) try(v any) bool {
 	if r.src.Schema.ValidateAt(r.src.Pointer, v) != nil {
 		return true
 	}
+	r.accepted++
 	if len(r.pool) < maxPool {
 		r.pool = append(r.pool, v)
 	}

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"math/rand/v2"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -164,6 +162,14 @@ var incompatible = []pair{
 		src: `{"type":"object","propertyNames":{"pattern":"^[A-Z]{2,3}$"}}`, tgt: `{"type":"object","maxProperties":0}`},
 	{name: "contains candidate", family: "contains",
 		src: `{"type":"array","contains":{"const":5}}`, tgt: `{"type":"array","items":{"maximum":4}}`},
+	{name: "minContains copies of a contains candidate", family: "contains",
+		src: `{"type":"array","contains":{"type":"number"},"minContains":2}`, tgt: `{"type":"array","maxItems":1}`},
+	{name: "a name the target's patternProperties constrain", family: "target hints",
+		src: `{"type":"object","additionalProperties":{"type":"integer"}}`,
+		tgt: `{"type":"object","patternProperties":{"^x-":{"type":"string"}}}`},
+	{name: "nested extra property beside a declared one", family: "extra property",
+		src: `{"type":"object","properties":{"c":{"type":"object","patternProperties":{"^x":{"type":"string","minLength":1}},"properties":{"a":true}}},"required":["c"]}`,
+		tgt: `{"type":"object","properties":{"c":{"type":"object","patternProperties":{"^x":{"type":"string","minLength":2}}}}}`},
 	{name: "string length at the bound", family: "string length",
 		src: `{"type":"string","maxLength":10}`, tgt: `{"maxLength":5}`},
 	{name: "a length in code points, not bytes", family: "string length",
@@ -326,34 +332,34 @@ func TestMemo(t *testing.T) {
 	}
 }
 
-// The memo never holds more than its bound, evicting the least recently
-// used entry first.
+// The memo never holds more than its bound, whatever it is fed, and
+// evicts the least recently used pair first.
 func TestMemoBounded(t *testing.T) {
-	m := newMemo(2000)
-	for i := range 200 {
-		m.put(fmt.Sprintf("key-%03d", i), entry{ok: true, found: Found{Value: strings.Repeat("x", 40)}})
-		if m.used > m.limit {
-			t.Fatalf("after %d puts the memo holds %d bytes, bound %d", i+1, m.used, m.limit)
+	const bound = 8 << 10
+	s := NewSearcher(Budget{}, bound)
+	var sides [][2]Side
+	for i, p := range incompatible {
+		sides = append(sides, [2]Side{side(t, p.src, p.srcPtr), side(t, p.tgt, p.tgtPtr)})
+		s.Search(sides[i][0], sides[i][1])
+		if b := s.memo.c.Bytes(); b > bound {
+			t.Fatalf("after %d searches the memo holds %d bytes, bound %d", i+1, b, bound)
 		}
 	}
-	if n := m.len(); n == 0 || n >= 200 {
-		t.Fatalf("memo holds %d entries", n)
+	n := s.memo.c.Len()
+	if n == 0 || n >= len(incompatible) {
+		t.Fatalf("memo holds %d entries of %d", n, len(incompatible))
 	}
-	if _, ok := m.get("key-199"); !ok {
-		t.Error("the most recent entry was evicted")
+	last := sides[len(sides)-1]
+	if _, _, st := s.search(last[0], last[1]); !st.memoized {
+		t.Error("the most recent pair was evicted")
 	}
-	if _, ok := m.get("key-000"); ok {
-		t.Error("the oldest entry survived")
+	if _, _, st := s.search(sides[0][0], sides[0][1]); st.memoized {
+		t.Error("the oldest pair survived")
 	}
-	big := entry{ok: true, found: Found{Value: strings.Repeat("y", 400)}}
-	m.put("big", big)
-	if m.used > m.limit {
-		t.Errorf("memo holds %d bytes, bound %d", m.used, m.limit)
-	}
-	off := newMemo(0)
-	off.put("k", entry{})
-	if _, ok := off.get("k"); ok || off.len() != 0 {
-		t.Error("a zero-sized memo remembered")
+	off := NewSearcher(Budget{}, 0)
+	off.Search(sides[0][0], sides[0][1])
+	if _, _, st := off.search(sides[0][0], sides[0][1]); st.memoized {
+		t.Error("a searcher without a memo remembered")
 	}
 }
 
