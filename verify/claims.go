@@ -50,10 +50,15 @@ type ToolRef struct {
 	Digest  string `json:"digest"`
 }
 
-// Edge is one edge of a validated composition, between node ids.
+// Edge is one edge of a validated composition, between the tools it
+// connects. Each, for a per-item edge, is the source array it iterates over
+// (its path up to the first [], e.g. "rows[]"): To may run once per item.
+// Optional marks an edge whose source may not run.
 type Edge struct {
-	From string `json:"from"`
-	To   string `json:"to"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Each     string `json:"each,omitempty"`
+	Optional bool   `json:"optional,omitempty"`
 }
 
 // ToolAllowed reports whether the token allows calling the tool name: it

@@ -25,6 +25,7 @@ var commands = []struct {
 }{
 	{"validate", "type-check a composition against a tools file", newValidateCommand},
 	{"serve", "run the authorization server (embedded in-memory default without DATABASE_URL)", newServeCommand},
+	{"route", "run the MCP router that enforces composition tokens in front of one MCP server", newRouteCommand},
 	{"healthcheck", "exit 0 when a typeward answers 200 on its health URL (the container HEALTHCHECK)", newHealthcheckCommand},
 	{"clients", "create, list or disable OAuth clients in the database (DATABASE_URL)", newClientsCommand},
 	{"tools", "check a tools/list for drift against the approved one; fetch or import tools/lists", newToolsCommand},

@@ -42,14 +42,23 @@ func (run *validation) edgeRefs() []EdgeRef {
 		if src == nil || tgt == nil {
 			continue
 		}
-		ref := EdgeRef{From: src.QualifiedName(), To: tgt.QualifiedName()}
+		ref := EdgeRef{From: src.QualifiedName(), To: tgt.QualifiedName(), Optional: e.Optional}
+		if e.Each && len(e.Mappings) > 0 {
+			ref.Each, _ = e.Mappings[0].Source.EachPrefix() // parse made every source iterate over this one array
+		}
 		if !seen[ref] {
 			seen[ref] = true
 			refs = append(refs, ref)
 		}
 	}
 	slices.SortFunc(refs, func(a, b EdgeRef) int {
-		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To))
+		if c := cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.Each, b.Each)); c != 0 || a.Optional == b.Optional {
+			return c
+		}
+		if a.Optional {
+			return 1
+		}
+		return -1
 	})
 	return refs
 }

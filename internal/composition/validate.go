@@ -100,10 +100,15 @@ type ToolRef struct {
 	Digest  string `json:"digest"`
 }
 
-// EdgeRef is an edge between two tools.
+// EdgeRef is an edge between two tools. Each and Optional carry what a
+// router enforcing run-time order needs: the source array a per-item edge
+// iterates over (its first [] path, e.g. "rows[]"), and whether the
+// source may not run.
 type EdgeRef struct {
-	From string `json:"from"`
-	To   string `json:"to"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Each     string `json:"each,omitempty"`
+	Optional bool   `json:"optional,omitempty"`
 }
 
 // Valid reports whether no issue is an ERROR.

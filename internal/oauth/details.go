@@ -31,7 +31,7 @@ func enrich(res *composition.Result) verify.AuthorizationDetail {
 		d.Tools[i] = verify.ToolRef{Name: t.Name, Version: t.Version, Digest: t.Digest}
 	}
 	for i, e := range res.Edges {
-		d.Edges[i] = verify.Edge{From: e.From, To: e.To}
+		d.Edges[i] = verify.Edge{From: e.From, To: e.To, Each: e.Each, Optional: e.Optional}
 	}
 	return d
 }

@@ -1,0 +1,282 @@
+package route
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/typeward/typeward/verify"
+)
+
+// forwardedHeaders are the only request headers passed upstream: the
+// client's token (Authorization) and cookies never are (MCP forbids token
+// passthrough), nor hop-by-hop headers.
+var forwardedHeaders = []string{
+	"Accept", "Content-Type", "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-Id",
+	verify.HeaderMcpMethod, verify.HeaderMcpName, "User-Agent",
+}
+
+// returnedHeaders are the upstream response headers passed back.
+var returnedHeaders = []string{"Content-Type", "Mcp-Session-Id", "Cache-Control"}
+
+// upstreamRequest builds the request to the upstream for r with body.
+func (rt *Router) upstreamRequest(ctx context.Context, r *http.Request, body []byte) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.Method, rt.upstream.String(), rd)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range forwardedHeaders {
+		for _, v := range r.Header.Values(h) {
+			req.Header.Add(h, v)
+		}
+	}
+	return req, nil
+}
+
+// exchange is one upstream answer read whole (bounded).
+type exchange struct {
+	status int
+	header http.Header
+	body   []byte
+	sse    bool
+}
+
+// roundTrip sends req and reads the answer, at most MaxResponseBytes.
+func (rt *Router) roundTrip(req *http.Request) (*exchange, error) {
+	start := rt.cfg.Now()
+	resp, err := rt.cfg.HTTPClient.Do(req)
+	if err != nil {
+		rt.metrics.upstreamSeconds.Observe(rt.cfg.Now().Sub(start).Seconds())
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, rt.cfg.MaxResponseBytes+1))
+	rt.metrics.upstreamSeconds.Observe(rt.cfg.Now().Sub(start).Seconds())
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > rt.cfg.MaxResponseBytes {
+		return nil, fmt.Errorf("the upstream answered more than %d bytes", rt.cfg.MaxResponseBytes)
+	}
+	ct := resp.Header.Get("Content-Type")
+	return &exchange{status: resp.StatusCode, header: resp.Header, body: body, sse: strings.HasPrefix(ct, "text/event-stream")}, nil
+}
+
+// write sends an exchange back to the client.
+func (x *exchange) write(w http.ResponseWriter) {
+	for _, h := range returnedHeaders {
+		if v := x.header.Get(h); v != "" {
+			w.Header().Set(h, v)
+		}
+	}
+	w.Header().Set("Content-Length", fmt.Sprint(len(x.body)))
+	w.WriteHeader(x.status)
+	_, _ = w.Write(x.body)
+}
+
+// rewrite applies f to every JSON-RPC message of the answer (the JSON
+// body, or each SSE event's data) and re-encodes the answer.
+func (x *exchange) rewrite(f func(msg []byte) []byte) {
+	if !x.sse {
+		if out := f(x.body); out != nil {
+			x.body = out
+		}
+		return
+	}
+	var out bytes.Buffer
+	for _, ev := range splitEvents(x.body) {
+		if ev.data != "" {
+			if repl := f([]byte(ev.data)); repl != nil {
+				ev.data = string(repl)
+			}
+		}
+		ev.write(&out)
+	}
+	x.body = out.Bytes()
+}
+
+// sseEvent is one server-sent event: its fields other than data, in order,
+// and its data.
+type sseEvent struct {
+	fields  []string
+	data    string
+	hasData bool
+}
+
+func splitEvents(body []byte) []sseEvent {
+	var events []sseEvent
+	var cur sseEvent
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 64<<10), len(body)+1)
+	flush := func() {
+		if len(cur.fields) > 0 || cur.hasData {
+			events = append(events, cur)
+		}
+		cur = sseEvent{}
+	}
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		switch {
+		case line == "":
+			flush()
+		case strings.HasPrefix(line, "data:"):
+			d := strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")
+			if cur.hasData {
+				cur.data += "\n" + d
+			} else {
+				cur.data, cur.hasData = d, true
+			}
+		default:
+			cur.fields = append(cur.fields, line)
+		}
+	}
+	flush()
+	return events
+}
+
+func (ev sseEvent) write(out *bytes.Buffer) {
+	for _, f := range ev.fields {
+		out.WriteString(f + "\n")
+	}
+	if ev.hasData {
+		for _, line := range strings.Split(ev.data, "\n") {
+			out.WriteString("data: " + line + "\n")
+		}
+	}
+	out.WriteString("\n")
+}
+
+// messages are the JSON-RPC messages of an answer.
+func (x *exchange) messages() [][]byte {
+	if !x.sse {
+		return [][]byte{x.body}
+	}
+	var out [][]byte
+	for _, ev := range splitEvents(x.body) {
+		if ev.hasData {
+			out = append(out, []byte(ev.data))
+		}
+	}
+	return out
+}
+
+// liveTools is the upstream's tools/list, as digests by tool name, fetched
+// by the router itself and trusted for ttl.
+type liveTools struct {
+	rt  *Router
+	ttl time.Duration
+
+	mu      sync.Mutex
+	digests map[string]string
+	fetched time.Time
+}
+
+// errAbsent: the upstream does not list the tool.
+var errAbsent = errors.New("absent")
+
+// digest is the digest of the upstream's current declaration of name.
+func (l *liveTools) digest(ctx context.Context, r *http.Request, name string) (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock() // one listing at a time; calls within the TTL do not wait on the upstream
+	if l.digests == nil || l.ttl == 0 || l.rt.cfg.Now().Sub(l.fetched) >= l.ttl {
+		d, err := l.rt.listUpstream(ctx, r)
+		if err != nil {
+			return "", err
+		}
+		l.digests, l.fetched = d, l.rt.cfg.Now()
+	}
+	d, ok := l.digests[name]
+	if !ok {
+		return "", errAbsent
+	}
+	return d, nil
+}
+
+// listProtocolVersion is the MCP version of the router's own tools/list.
+const listProtocolVersion = "2025-06-18"
+
+// maxListPages bounds how many pages of tools/list the router follows.
+const maxListPages = 100
+
+// listUpstream asks the upstream for its tools/list, every page, and
+// digests each tool's declaration as typeward does.
+func (rt *Router) listUpstream(ctx context.Context, client *http.Request) (map[string]string, error) {
+	out := map[string]string{}
+	cursor := ""
+	for page := 0; page < maxListPages; page++ {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "typeward-route-list", "method": "tools/list", "params": params})
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, rt.upstream.String(), bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		// The router's own request, stateless: the 2025-06-18 protocol needs
+		// no per-request metadata (SEP-2575's later versions would).
+		req.Header.Set("Mcp-Protocol-Version", listProtocolVersion)
+		if v := client.Header.Get("Mcp-Session-Id"); v != "" {
+			req.Header.Set("Mcp-Session-Id", v)
+		}
+		req.Header.Set(verify.HeaderMcpMethod, "tools/list")
+		x, err := rt.roundTrip(req)
+		if err != nil {
+			return nil, fmt.Errorf("listing the upstream's tools: %w", err)
+		}
+		if x.status != http.StatusOK {
+			return nil, fmt.Errorf("listing the upstream's tools: %d %.200s", x.status, x.body)
+		}
+		var result *listResult
+		for _, m := range x.messages() {
+			var msg rpcMessage
+			if json.Unmarshal(m, &msg) == nil && string(msg.ID) == `"typeward-route-list"` && msg.Result != nil {
+				result = &listResult{}
+				if err := json.Unmarshal(msg.Result, result); err != nil {
+					return nil, fmt.Errorf("listing the upstream's tools: %w", err)
+				}
+			}
+		}
+		if result == nil {
+			return nil, errors.New("listing the upstream's tools: no result")
+		}
+		for _, t := range result.Tools {
+			var decl struct {
+				Name         string          `json:"name"`
+				InputSchema  json.RawMessage `json:"inputSchema"`
+				OutputSchema json.RawMessage `json:"outputSchema"`
+			}
+			if json.Unmarshal(t, &decl) != nil || decl.Name == "" {
+				continue
+			}
+			d, err := verify.DeclarationDigest(decl.InputSchema, decl.OutputSchema)
+			if err != nil {
+				d = "undigestable: " + err.Error()
+			}
+			out[decl.Name] = d
+		}
+		if cursor = result.NextCursor; cursor == "" {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("listing the upstream's tools: more than %d pages", maxListPages)
+}
+
+type listResult struct {
+	Tools      []json.RawMessage `json:"tools"`
+	NextCursor string            `json:"nextCursor,omitempty"`
+}
