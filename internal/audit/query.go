@@ -48,9 +48,11 @@ type Page struct {
 // Store is the issuance log. Implementations: memory.Audit, postgres.Audit;
 // both pass storetest.RunAudit.
 type Store interface {
-	// Append records rec (after Normalize, whose id and time it keeps). A
-	// record whose id and time are stored is ErrDuplicateID and stores
-	// nothing.
+	// Append records rec (after Normalize, whose id and time it keeps) and
+	// returns once it is durable. A record whose id and time are stored is
+	// ErrDuplicateID and stores nothing. When ctx ends first, Append
+	// returns ctx's error at once and the record is still written, as
+	// Undelivered: the caller must then withhold the token.
 	Append(ctx context.Context, rec *Issuance) error
 	// Query returns one page, ordered by time then id, newest first. The
 	// keyset cursor makes pages stable while records are appended.

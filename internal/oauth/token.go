@@ -51,6 +51,12 @@ type tokenRequest struct {
 // counted, failed authentications included, and a token is handed out
 // only once its audit record is durable: one whose record failed is
 // withheld, which is as if it had never been signed.
+//
+// The record is written even when the request's context ends first (its
+// deadline passes, the client hangs up), but then the token is withheld
+// and the log says so (audit.Undelivered), as it does for a token whose
+// record failed when the store can still write it: the log never claims
+// a token nobody received.
 func (s *Service) Token(ctx context.Context, form url.Values, authorization string) (*TokenResponse, error) {
 	rec := &audit.Issuance{Time: s.now()}
 	var resp *TokenResponse
@@ -64,17 +70,30 @@ func (s *Service) Token(ctx context.Context, form url.Values, authorization stri
 		rec.ClientID = Clip(rec.ClientID, auditedValueBytes)
 	}
 	settle(rec, err)
-	// The record is written even when the client has gone away.
-	if aerr := s.Audit.Append(context.WithoutCancel(ctx), rec); aerr != nil {
+	if aerr := s.Audit.Append(ctx, rec); aerr != nil {
 		if err == nil {
 			resp, err = nil, serverError(fmt.Errorf("audit record of token %s: %w", rec.JTI, aerr))
-			settle(rec, err)
-		} else if s.Log != nil {
-			s.Log.ErrorContext(ctx, "audit record of a refusal failed", "err", aerr, "client_id", rec.ClientID, "reason", rec.Reason)
+			*rec = audit.Undelivered(*rec) // as the store records it
+		} else {
+			s.logAuditFailure(ctx, rec, aerr)
 		}
 	}
 	s.count(rec, err)
 	return resp, err
+}
+
+// logAuditFailure logs a refusal's record that is not durable: buffered
+// until the database answers (a warning), or lost (an error).
+func (s *Service) logAuditFailure(ctx context.Context, rec *audit.Issuance, err error) {
+	switch {
+	case s.Log == nil:
+	case errors.Is(err, audit.ErrBuffered):
+		s.Log.WarnContext(ctx, "audit record of a refusal buffered until the database answers", "client_id", rec.ClientID, "reason", rec.Reason)
+	case ctx.Err() != nil:
+		// Written after the request ended; nothing is lost.
+	default:
+		s.Log.ErrorContext(ctx, "audit record of a refusal failed", "err", err, "client_id", rec.ClientID, "reason", rec.Reason)
+	}
 }
 
 func (s *Service) issue(ctx context.Context, form url.Values, authorization string, rec *audit.Issuance) (*TokenResponse, error) {

@@ -72,7 +72,9 @@ func openPostgres(ctx context.Context, cfg *Config, log *slog.Logger) (*stores, 
 		db.Close()
 		return nil, err
 	}
-	return newPostgresStores(db, cfg.KEK, hasher), nil
+	st := newPostgresStores(db, cfg.KEK, hasher)
+	st.audit.(*postgres.Audit).Log = log
+	return st, nil
 }
 
 func newPostgresStores(db *postgres.DB, kek *keys.KEK, hasher *clients.Hasher) *stores {

@@ -35,11 +35,15 @@ func NewAudit(capacity int) *Audit {
 }
 
 // Append implements audit.Store.
-func (s *Audit) Append(_ context.Context, rec *audit.Issuance) error {
+func (s *Audit) Append(ctx context.Context, rec *audit.Issuance) error {
 	if err := audit.Normalize(rec); err != nil {
 		return err
 	}
 	stored := *rec
+	ended := ctx.Err()
+	if ended != nil {
+		stored = audit.Undelivered(stored)
+	}
 	stored.Tools = slices.Clone(rec.Tools)
 	stored.IssueCodes = slices.Clone(rec.IssueCodes)
 	s.mu.Lock()
@@ -57,6 +61,9 @@ func (s *Audit) Append(_ context.Context, rec *audit.Issuance) error {
 	}
 	s.records = append(s.records, stored)
 	s.ids[pos] = struct{}{}
+	if ended != nil {
+		return fmt.Errorf("audit append: %w", ended)
+	}
 	return nil
 }
 

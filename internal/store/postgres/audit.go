@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,22 +21,50 @@ import (
 // Audit is the Postgres audit.Store, on the oauth_issuances table.
 //
 // Append is on every token request's path and a commit waits for the WAL
-// to reach disk, so appends are group-committed: concurrent appends are
-// written by one multi-row INSERT, and each returns once that INSERT has
-// committed. Under load one disk flush serves many requests; alone, an
-// append costs what a plain INSERT does.
+// to reach disk, so appends are group-committed: the appends waiting at
+// one moment are written by one multi-row INSERT (a prepared statement per
+// batch size, cached by pgx on each connection), and each returns once
+// that INSERT has committed. Under load one disk flush serves many
+// requests; alone, an append costs what a plain INSERT does.
+//
+// Two faults are handled here. An append whose context ends before its
+// record commits returns at once, and its record is still written, an
+// issuance as audit.Undelivered (when the INSERT was already under way,
+// it is corrected right after the commit). And while the database is
+// unavailable, refusals are kept in a bounded in-memory buffer and written
+// once it answers again (see audit.ErrBuffered); so is a failed issuance,
+// as undelivered: the caller withholds its token.
 type Audit struct {
 	db *DB
+	// Log, when set, hears about records lost to a full outage buffer and
+	// corrections that failed.
+	Log *slog.Logger
 
 	mu       sync.Mutex
 	pending  []*pendingIssuance
 	flushing bool // a flush goroutine is running; it stops when pending is empty
+
+	outageMu  sync.Mutex
+	outage    []audit.Issuance // refusals waiting for the database to answer
+	retrying  bool             // a retry goroutine is running; it stops when outage is empty
+	overflown uint64           // refusals dropped because the buffer was full
 }
 
+// pendingIssuance is one waiting append. Its state moves once, from
+// waiting to answered (by the flusher, after the commit) or to abandoned
+// (by Append, when its context ends): whichever comes first decides
+// whether an issuance is stored as issued.
 type pendingIssuance struct {
-	rec  audit.Issuance
-	done chan error // buffered: the flusher never blocks on a caller gone away
+	rec   audit.Issuance
+	state atomic.Int32
+	done  chan error // buffered: the flusher never blocks on a caller gone away
 }
+
+const (
+	waiting int32 = iota
+	answered
+	abandoned
+)
 
 var _ audit.Store = (*Audit)(nil)
 
@@ -49,10 +79,17 @@ const (
 	// auditFlushTimeout bounds one INSERT; it is not any caller's context
 	// because the rows of many callers share it.
 	auditFlushTimeout = 10 * time.Second
+	// OutageBufferSize bounds the refusals held while the database is
+	// unavailable (about 1 KiB each): beyond it they are counted, logged
+	// and dropped.
+	OutageBufferSize = 10_000
+	// outageRetryMin and outageRetryMax bound the wait between attempts to
+	// write the buffer (doubling from the first).
+	outageRetryMin = 200 * time.Millisecond
+	outageRetryMax = 5 * time.Second
 )
 
-// Append implements audit.Store. When ctx ends first, Append returns its
-// error but the record may still be written.
+// Append implements audit.Store.
 func (s *Audit) Append(ctx context.Context, rec *audit.Issuance) error {
 	if err := audit.Normalize(rec); err != nil {
 		return err
@@ -73,7 +110,10 @@ func (s *Audit) Append(ctx context.Context, rec *audit.Issuance) error {
 	case err := <-p.done:
 		return err
 	case <-ctx.Done():
-		return fmt.Errorf("audit append: %w (the record may still be written)", ctx.Err())
+		if p.state.CompareAndSwap(waiting, abandoned) {
+			return fmt.Errorf("audit append: %w (the record is still written, an issuance as not delivered)", ctx.Err())
+		}
+		return <-p.done // answered first: the flusher is sending the result
 	}
 }
 
@@ -96,29 +136,81 @@ func (s *Audit) flush() {
 }
 
 // write inserts a batch and tells each caller. When Postgres refuses the
-// INSERT (a duplicate id, a value it cannot hold) the whole batch fails, so
-// then the rows are retried one by one: one bad record must not fail its
-// neighbours. A lost connection fails them all alike.
+// INSERT for a value (a duplicate id, a value it cannot hold) the whole
+// batch fails, so then the rows are retried one by one: one bad record
+// must not fail its neighbours. A lost connection fails them all alike.
 func (s *Audit) write(batch []*pendingIssuance) {
 	ctx, cancel := context.WithTimeout(context.Background(), auditFlushTimeout)
 	defer cancel()
-	err := s.insert(ctx, batch)
-	if _, refused := errors.AsType[*pgconn.PgError](err); refused && len(batch) > 1 {
-		for _, p := range batch {
-			p.done <- s.insert(ctx, []*pendingIssuance{p})
+	rows := make([]audit.Issuance, len(batch))
+	for i, p := range batch {
+		rows[i] = p.rec
+		if p.state.Load() == abandoned {
+			rows[i] = audit.Undelivered(p.rec)
 		}
-		return
 	}
-	for _, p := range batch {
-		p.done <- err
+	var corrections []audit.Issuance
+	err := s.insert(ctx, rows, false)
+	if refusedValue(err) && len(batch) > 1 {
+		for i, p := range batch {
+			corrections = s.answer(p, rows[i], s.insert(ctx, rows[i:i+1], false), corrections)
+		}
+	} else {
+		for i, p := range batch {
+			corrections = s.answer(p, rows[i], err, corrections)
+		}
+	}
+	if len(corrections) > 0 {
+		if err := s.insert(ctx, corrections, true); err != nil {
+			s.buffer(corrections...)
+		}
 	}
 }
 
-func (s *Audit) insert(ctx context.Context, batch []*pendingIssuance) error {
+// answer tells p's caller how its row went, and returns corrections with
+// the row appended when it was committed as issued after its caller gave
+// up (so it must be rewritten as not delivered).
+func (s *Audit) answer(p *pendingIssuance, row audit.Issuance, err error, corrections []audit.Issuance) []audit.Issuance {
+	gaveUp := !p.state.CompareAndSwap(waiting, answered)
+	switch {
+	case err == nil:
+		if gaveUp && row.Outcome == audit.Issued {
+			corrections = append(corrections, audit.Undelivered(row))
+		}
+	case refusedValue(err):
+	case row.Outcome != audit.Issued:
+		s.buffer(row)
+		err = fmt.Errorf("%w: %w", audit.ErrBuffered, err)
+	default:
+		// The token is withheld: its record says so once the database
+		// answers, replacing the issuance if that committed after all.
+		s.buffer(audit.Undelivered(row))
+	}
+	p.done <- err
+	return corrections
+}
+
+// refusedValue reports whether Postgres refused a row for its values
+// (SQLSTATE classes 22, data exception, and 23, integrity constraint
+// violation, or an upsert naming one row twice) rather than failed to
+// answer.
+func refusedValue(err error) bool {
+	pgErr, ok := errors.AsType[*pgconn.PgError](err)
+	return ok && (strings.HasPrefix(pgErr.Code, "22") || strings.HasPrefix(pgErr.Code, "23") || pgErr.Code == "21000")
+}
+
+// upsertIssuance is the conflict clause of corrections and of the outage
+// buffer: a refusal written for a request replaces an issuance of the same
+// request (same id and time) that committed although its caller never
+// learned it; anything else already stored is kept.
+const upsertIssuance = ` ON CONFLICT (at, id) DO UPDATE SET outcome = EXCLUDED.outcome, reason = EXCLUDED.reason
+	WHERE oauth_issuances.outcome = 'issued' AND EXCLUDED.outcome <> 'issued'`
+
+func (s *Audit) insert(ctx context.Context, rows []audit.Issuance, upsert bool) error {
 	var sql strings.Builder
 	sql.WriteString(`INSERT INTO oauth_issuances (` + issuanceColumns + `) VALUES `)
-	args := make([]any, 0, 10*len(batch))
-	for i, p := range batch {
+	args := make([]any, 0, 10*len(rows))
+	for i := range rows {
 		if i > 0 {
 			sql.WriteString(", ")
 		}
@@ -130,19 +222,103 @@ func (s *Audit) insert(ctx context.Context, batch []*pendingIssuance) error {
 			sql.WriteString("$" + strconv.Itoa(10*i+j+1))
 		}
 		sql.WriteString(")")
-		r := &p.rec
+		r := &rows[i]
 		args = append(args, r.ID, r.Time, r.ClientID, string(r.Outcome), r.Reason, r.CompositionDigest,
 			nonNilStrings(r.Tools), nonNilStrings(r.IssueCodes), r.JTI, r.Audience)
+	}
+	if upsert {
+		sql.WriteString(upsertIssuance)
 	}
 	_, err := s.db.Pool.Exec(ctx, sql.String(), args...)
 	switch {
 	case err == nil:
 		return nil
-	case isUniqueViolation(err) && len(batch) == 1:
-		return fmt.Errorf("audit: record %q: %w", batch[0].rec.ID, audit.ErrDuplicateID)
+	case isUniqueViolation(err) && len(rows) == 1:
+		return fmt.Errorf("audit: record %q: %w: %w", rows[0].ID, audit.ErrDuplicateID, err)
 	default:
 		return fmt.Errorf("audit append: %w", err)
 	}
+}
+
+// buffer keeps refusals for the database's return and makes sure a retry
+// goroutine is running.
+func (s *Audit) buffer(rows ...audit.Issuance) {
+	s.outageMu.Lock()
+	defer s.outageMu.Unlock()
+	room := OutageBufferSize - len(s.outage)
+	if room < len(rows) {
+		lost := rows[max(room, 0):]
+		s.overflown += uint64(len(lost))
+		if s.Log != nil {
+			s.Log.Error("audit outage buffer full: refusals dropped", "dropped", len(lost), "dropped_total", s.overflown)
+		}
+		rows = rows[:max(room, 0)]
+	}
+	s.outage = append(s.outage, rows...)
+	if !s.retrying && len(s.outage) > 0 {
+		s.retrying = true
+		go s.retry()
+	}
+}
+
+// retry writes the outage buffer, oldest first, waiting longer after each
+// failure, until it is empty.
+func (s *Audit) retry() {
+	wait := outageRetryMin
+	for {
+		time.Sleep(wait)
+		s.outageMu.Lock()
+		n := min(len(s.outage), maxAuditBatch)
+		batch := slices.Clone(s.outage[:n])
+		s.outageMu.Unlock()
+
+		ctx, cancel := context.WithTimeout(context.Background(), auditFlushTimeout)
+		done, err := s.insertBuffered(ctx, batch)
+		cancel()
+		s.outageMu.Lock()
+		s.outage = slices.Delete(s.outage, 0, done)
+		if len(s.outage) == 0 {
+			s.retrying = false
+			s.outage = nil
+			s.outageMu.Unlock()
+			return
+		}
+		s.outageMu.Unlock()
+		if err != nil {
+			wait = min(max(2*wait, outageRetryMin), outageRetryMax)
+		} else {
+			wait = 0
+		}
+	}
+}
+
+// insertBuffered writes buffered rows and returns how many of the first
+// are done with: written, or refused for their values (a retry would not
+// change that; a duplicate was written before).
+func (s *Audit) insertBuffered(ctx context.Context, rows []audit.Issuance) (int, error) {
+	err := s.insert(ctx, rows, true)
+	if err == nil {
+		return len(rows), nil
+	}
+	if !refusedValue(err) {
+		return 0, err
+	}
+	for i := range rows {
+		if err := s.insert(ctx, rows[i:i+1], true); err != nil && !refusedValue(err) {
+			return i, err
+		} else if err != nil && s.Log != nil {
+			s.Log.Error("audit: a buffered record was refused", "id", rows[i].ID, "err", err)
+		}
+	}
+	return len(rows), nil
+}
+
+// Buffered reports the refusals waiting for the database, and how many
+// were dropped because the buffer was full.
+func (s *Audit) Buffered() (waiting int, dropped uint64) {
+	s.outageMu.Lock()
+	defer s.outageMu.Unlock()
+	return len(s.outage), s.overflown
 }
 
 // Query implements audit.Store with a keyset page over (at, id) descending.

@@ -214,6 +214,48 @@ func RunAudit(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		}
 	})
 
+	// A request whose context ended before its record was durable never
+	// received its token: the record is still written, an issuance marked
+	// not delivered (with its jti), a refusal as it was.
+	t.Run("EndedContextStoresUndelivered", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ended, cancel := context.WithCancel(ctx)
+		cancel()
+		issued := testIssuance("gone-issued", "c", audit.Issued, 0)
+		issued.JTI = "jti-gone"
+		denied := testIssuance("gone-denied", "c", audit.Denied, time.Second)
+		denied.Reason = "bad_secret"
+		for _, rec := range []*audit.Issuance{issued, denied} {
+			if err := s.Append(ended, rec); !errors.Is(err, context.Canceled) {
+				t.Errorf("Append(%s) with an ended context = %v, want context.Canceled", rec.ID, err)
+			}
+		}
+		// The store may write it after Append returned.
+		var got []audit.Issuance
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			page, err := s.Query(ctx, audit.Query{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got = page.Items; len(got) == 2 {
+				break
+			}
+		}
+		if len(got) != 2 {
+			t.Fatalf("the log holds %+v, want both records", got)
+		}
+		if r := got[1]; r.ID != "gone-issued" || r.Outcome != audit.Error || r.Reason != audit.ReasonNotDelivered || r.JTI != "jti-gone" {
+			t.Errorf("undelivered issuance stored as %+v", r)
+		}
+		if r := got[0]; r.ID != "gone-denied" || r.Outcome != audit.Denied || r.Reason != "bad_secret" {
+			t.Errorf("refusal of an ended request stored as %+v", r)
+		}
+		if page, _ := s.Query(ctx, audit.Query{Outcome: audit.Issued}); len(page.Items) != 0 {
+			t.Errorf("the log claims an issuance nobody received: %+v", page.Items)
+		}
+	})
+
 	t.Run("Filters", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)

@@ -1,0 +1,176 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/typeward/typeward/internal/audit"
+	"github.com/typeward/typeward/internal/store/postgres"
+	"github.com/typeward/typeward/internal/store/postgres/pgtest"
+)
+
+// waitFor polls until cond holds, for at most 30 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func recordsOf(t *testing.T, s *postgres.Audit, q audit.Query) map[string]audit.Issuance {
+	t.Helper()
+	out := map[string]audit.Issuance{}
+	q.Limit = audit.MaxLimit
+	for {
+		page, err := s.Query(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range page.Items {
+			out[r.ID] = r
+		}
+		if page.Next == "" {
+			return out
+		}
+		q.Cursor = page.Next
+	}
+}
+
+// A stalled database (here: the log locked by another session) holds
+// the INSERT. An append whose deadline passes during its INSERT returns at
+// its deadline, and its issuance, committed once the stall ends, is
+// corrected to not delivered; one whose deadline passes while it waits
+// for the next INSERT is written as not delivered. An append without a
+// deadline waits for the commit and is issued.
+func TestAuditDeadlineNeverClaimsUndeliveredToken(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, schemaName := pgtest.New(t)
+	s := postgres.NewAudit(db)
+	locker := pgtest.Open(t, schemaName)
+	tx, err := locker.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "LOCK TABLE oauth_issuances IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+
+	issuance := func(id string) *audit.Issuance {
+		return &audit.Issuance{ID: id, Time: time.Now(), ClientID: "c", Outcome: audit.Issued, JTI: "jti-" + id}
+	}
+	errs := map[string]chan error{}
+	appendWithin := func(id string, d time.Duration) {
+		result := make(chan error, 1)
+		errs[id] = result
+		go func() {
+			actx, cancel := context.WithCancel(ctx)
+			if d > 0 {
+				actx, cancel = context.WithTimeout(ctx, d)
+			}
+			defer cancel()
+			started := time.Now()
+			err := s.Append(actx, issuance(id))
+			if d > 0 && time.Since(started) > d+2*time.Second {
+				err = fmt.Errorf("returned %s after its %s deadline (%v)", time.Since(started), d, err)
+			}
+			result <- err
+		}()
+	}
+	appendWithin("in-insert", 400*time.Millisecond) // starts the INSERT that blocks
+	time.Sleep(100 * time.Millisecond)
+	appendWithin("queued", 200*time.Millisecond) // waits for the next INSERT
+	appendWithin("patient", 0)
+	for _, id := range []string{"in-insert", "queued"} {
+		if err := <-errs[id]; !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("%s: %v, want context.DeadlineExceeded at its deadline", id, err)
+		}
+	}
+	if err := tx.Rollback(ctx); err != nil { // the stall ends
+		t.Fatal(err)
+	}
+	if err := <-errs["patient"]; err != nil {
+		t.Fatalf("append without deadline: %v", err)
+	}
+	waitFor(t, "both late issuances to be marked not delivered", func() bool {
+		got := recordsOf(t, s, audit.Query{Outcome: audit.Error})
+		return len(got) == 2
+	})
+	got := recordsOf(t, s, audit.Query{})
+	for _, id := range []string{"in-insert", "queued"} {
+		if r := got[id]; r.Outcome != audit.Error || r.Reason != audit.ReasonNotDelivered || r.JTI != "jti-"+id {
+			t.Errorf("late issuance %s stored as %+v", id, r)
+		}
+	}
+	if r := got["patient"]; r.Outcome != audit.Issued {
+		t.Errorf("the issuance that waited is stored as %+v", r)
+	}
+}
+
+// During an outage of the database (a private cluster, stopped and
+// started by this test) refusals are held in memory and arrive once it is
+// back; an issuance fails at once (its token is withheld), and arrives as
+// not delivered.
+func TestAuditOutageLeavesTrace(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cluster := pgtest.NewCluster(t)
+	db := cluster.Open()
+	s := postgres.NewAudit(db)
+	if err := s.Append(ctx, &audit.Issuance{ID: "before", Time: time.Now(), ClientID: "c", Outcome: audit.Issued}); err != nil {
+		t.Fatal(err)
+	}
+
+	cluster.Stop()
+	stopped := time.Now()
+	const refusals = 40
+	var wg sync.WaitGroup
+	errs := make([]error, refusals)
+	for i := range refusals {
+		wg.Go(func() {
+			errs[i] = s.Append(ctx, &audit.Issuance{ID: fmt.Sprintf("down-%02d", i), Time: time.Now(),
+				ClientID: "attacker", Outcome: audit.Denied, Reason: "bad_secret"})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if !errors.Is(err, audit.ErrBuffered) {
+			t.Fatalf("refusal %d during the outage: %v, want ErrBuffered", i, err)
+		}
+	}
+	issued := &audit.Issuance{ID: "down-issued", Time: time.Now(), ClientID: "c", Outcome: audit.Issued, JTI: "j"}
+	if err := s.Append(ctx, issued); err == nil || errors.Is(err, audit.ErrBuffered) {
+		t.Fatalf("an issuance during the outage: %v, want a plain failure", err)
+	}
+	if n, dropped := s.Buffered(); n != refusals+1 || dropped != 0 {
+		t.Fatalf("buffered %d (dropped %d), want %d: the refusals and the withheld issuance", n, dropped, refusals+1)
+	}
+	t.Logf("%d refusals buffered within %s of the outage", refusals+1, time.Since(stopped).Round(time.Millisecond))
+
+	cluster.Start()
+	restarted := time.Now()
+	waitFor(t, "the buffer to be written", func() bool { n, _ := s.Buffered(); return n == 0 })
+	t.Logf("buffer written %s after the database came back", time.Since(restarted).Round(time.Millisecond))
+	got := recordsOf(t, s, audit.Query{})
+	if len(got) != refusals+2 {
+		t.Errorf("after recovery the log holds %d records, want %d", len(got), refusals+2)
+	}
+	for i := range refusals {
+		if r := got[fmt.Sprintf("down-%02d", i)]; r.Outcome != audit.Denied || r.ClientID != "attacker" || r.Reason != "bad_secret" {
+			t.Errorf("refusal %d after recovery: %+v", i, r)
+		}
+	}
+	if r := got["down-issued"]; r.Outcome != audit.Error || r.Reason != audit.ReasonNotDelivered || r.JTI != "j" {
+		t.Errorf("the withheld issuance after recovery: %+v", r)
+	}
+	if err := s.Append(ctx, &audit.Issuance{Time: time.Now(), ClientID: "c", Outcome: audit.Issued}); err != nil {
+		t.Errorf("append after recovery: %v", err)
+	}
+}
