@@ -19,17 +19,16 @@ func (g *generator) objects(v *view, depth int, emit func(any) bool) bool {
 	if depth >= maxDepth {
 		return true
 	}
-	vals := map[string][]any{}
-	valuesOf := func(name string) []any {
-		if l, ok := vals[name]; ok {
+	lists := map[string]*list{}
+	valuesOf := func(name string) *list {
+		if l, ok := lists[name]; ok {
 			return l
 		}
-		c, allowed := g.propertySchema(v, name)
-		var l []any
-		if allowed {
+		var l *list
+		if c, allowed := g.propertySchema(v, name); allowed {
 			l = g.conjValues(c, depth+1)
 		}
-		vals[name] = l
+		lists[name] = l
 		return l
 	}
 	// with adds a property (and what dependentRequired makes it pull in)
@@ -39,23 +38,22 @@ func (g *generator) objects(v *view, depth int, emit func(any) bool) bool {
 		out[name] = val
 		for _, d := range v.depRequired[name] {
 			if _, ok := out[d]; !ok {
-				l := valuesOf(d)
-				if len(l) == 0 {
+				x, ok := g.first(valuesOf(d))
+				if !ok {
 					return nil, false
 				}
-				out[d] = l[0]
+				out[d] = x
 			}
 		}
 		return out, true
 	}
 	base := map[string]any{}
 	for _, r := range v.required {
-		l := valuesOf(r)
-		if len(l) == 0 {
+		x, ok := g.first(valuesOf(r))
+		if !ok {
 			return true // a required property nothing satisfies
 		}
-		var ok bool
-		if base, ok = with(base, r, l[0]); !ok {
+		if base, ok = with(base, r, x); !ok {
 			return true
 		}
 	}
@@ -63,15 +61,20 @@ func (g *generator) objects(v *view, depth int, emit func(any) bool) bool {
 		return false
 	}
 	order := slices.Clone(v.required)
+	inOrder := map[string]bool{}
+	for _, p := range order {
+		inOrder[p] = true
+	}
 	for _, p := range v.propOrder {
-		if !slices.Contains(order, p) {
+		if !inOrder[p] {
 			order = append(order, p)
 		}
 	}
 	maximal := base
 	for _, p := range order[:min(len(order), 4*maxGenItems)] {
-		if l := valuesOf(p); len(l) > 0 {
-			if m, ok := with(maximal, p, l[0]); ok {
+		g.steps++
+		if x, ok := g.first(valuesOf(p)); ok {
+			if m, ok := with(maximal, p, x); ok {
 				maximal = m
 			}
 		}
@@ -86,12 +89,13 @@ func (g *generator) objects(v *view, depth int, emit func(any) bool) bool {
 	for k := 0; ; k++ {
 		more := false
 		for _, p := range slots {
-			l := valuesOf(p)
-			if k >= len(l) {
+			g.steps++
+			x, ok := g.at(valuesOf(p), k)
+			if !ok {
 				continue
 			}
 			more = true
-			if m, ok := with(base, p, l[k]); ok && !emit(m) {
+			if m, ok := with(base, p, x); ok && !emit(m) {
 				return false
 			}
 		}
@@ -101,7 +105,7 @@ func (g *generator) objects(v *view, depth int, emit func(any) bool) bool {
 	}
 	if len(base) < v.minProps {
 		full := base
-		for i := 0; len(full) < min(v.minProps, maxGenItems); i++ {
+		for i := 0; full != nil && len(full) < min(v.minProps, maxGenItems) && i < len(order)+maxGenItems; i++ {
 			name := "p" + strconv.Itoa(i)
 			if i < len(order) {
 				name = order[i]
@@ -109,16 +113,8 @@ func (g *generator) objects(v *view, depth int, emit func(any) bool) bool {
 			if _, ok := full[name]; ok {
 				continue
 			}
-			l := valuesOf(name)
-			if len(l) == 0 {
-				if i >= len(order)+maxGenItems {
-					break
-				}
-				continue
-			}
-			full, _ = with(full, name, l[0])
-			if full == nil {
-				break
+			if x, ok := g.first(valuesOf(name)); ok {
+				full, _ = with(full, name, x)
 			}
 		}
 		if full != nil && !emit(full) {
@@ -162,13 +158,16 @@ func (g *generator) extraNames(v *view, depth int) []string {
 	}
 	add("extra")
 	for _, pp := range v.patternProps {
-		for _, s := range g.patternStrings(pp.pattern)[:min(2, len(g.patternStrings(pp.pattern)))] {
+		ss := g.patternStrings(pp.pattern)
+		for _, s := range ss[:min(2, len(ss))] {
 			add(s)
 		}
 	}
-	for _, n := range g.conjValues(v.propertyNames, depth+1) {
-		if s, ok := n.(string); ok {
-			add(s)
+	if len(v.propertyNames) > 0 {
+		for _, n := range g.all(g.conjValues(v.propertyNames, depth+1)) {
+			if s, ok := n.(string); ok {
+				add(s)
+			}
 		}
 	}
 	for _, s := range g.hints.names {
@@ -185,11 +184,11 @@ func (g *generator) arrays(v *view, depth int, emit func(any) bool) bool {
 	if depth >= maxDepth || v.minItems > maxGenItems {
 		return true
 	}
-	var items []any
+	var items *list
 	if !v.itemsFalse {
 		items = g.conjValues(v.items, depth+1)
 	}
-	prefix := make([][]any, min(len(v.prefix), maxGenItems))
+	prefix := make([]*list, min(len(v.prefix), maxGenItems))
 	for i := range prefix {
 		prefix[i] = g.conjValues(v.prefix[i], depth+1)
 	}
@@ -206,24 +205,28 @@ func (g *generator) arrays(v *view, depth int, emit func(any) bool) bool {
 		}
 		return out, true
 	}
+	// first fills a prefix position with its first candidate and the
+	// items after it with successive item candidates (the first again when
+	// there are too few), so that the array has a chance to be unique.
 	first := func(i int) (any, bool) {
 		if i < len(prefix) {
-			if len(prefix[i]) == 0 {
-				return nil, false
-			}
-			return prefix[i][0], true
+			return g.first(prefix[i])
 		}
-		if len(items) == 0 {
-			return nil, false
+		if x, ok := g.at(items, i-len(prefix)); ok {
+			return x, true
 		}
-		return items[(i-len(prefix))%len(items)], true
+		return g.first(items)
 	}
 	try := func(a []any, ok bool) bool { return !ok || emit(a) }
 	if !try(build(v.minItems, first)) {
 		return false
 	}
 	n := max(v.minItems, 1)
-	for _, it := range items {
+	for k := 0; ; k++ {
+		it, ok := g.at(items, k)
+		if !ok {
+			break
+		}
 		if !try(build(n, func(i int) (any, bool) {
 			if i < len(prefix) {
 				return first(i)
@@ -239,7 +242,11 @@ func (g *generator) arrays(v *view, depth int, emit func(any) bool) bool {
 			return false
 		}
 		for p := range prefix {
-			for _, c := range prefix[p][min(1, len(prefix[p])):] {
+			for k := 1; ; k++ {
+				c, ok := g.at(prefix[p], k)
+				if !ok {
+					break
+				}
 				if !try(build(full, func(i int) (any, bool) {
 					if i == p {
 						return c, true
@@ -251,8 +258,12 @@ func (g *generator) arrays(v *view, depth int, emit func(any) bool) bool {
 			}
 		}
 	}
-	// Duplicates, then distinct pairs.
-	for _, it := range items[:min(3, len(items))] {
+	// Duplicates, then distinct items.
+	for k := range 3 {
+		it, ok := g.at(items, k)
+		if !ok {
+			break
+		}
 		if !try(build(max(n, len(prefix)+2), func(i int) (any, bool) {
 			if i < len(prefix) {
 				return first(i)
@@ -262,14 +273,14 @@ func (g *generator) arrays(v *view, depth int, emit func(any) bool) bool {
 			return false
 		}
 	}
-	if len(items) > 1 && !try(build(max(n, len(prefix)+2), first)) {
+	if _, ok := g.at(items, 1); ok && !try(build(max(n, len(prefix)+2), first)) {
 		return false
 	}
 	// Arrays holding minContains matches of a contains candidate, alone
 	// and after the minItems-long base.
 	copies := min(max(v.minContains, 1), maxGenItems)
 	for _, cs := range v.contains {
-		for _, c := range g.conjValues(cs, depth+1) {
+		for _, c := range g.all(g.conjValues(cs, depth+1)) {
 			matches := make([]any, copies)
 			for i := range matches {
 				matches[i] = c

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,7 +23,8 @@ type generator struct {
 
 	steps    int // work done: subschemas expanded, values built, inner validations
 	maxSteps int
-	lists    map[listKey][]any
+	lists    map[listKey]*list
+	views    map[string]*view
 	regexps  map[string]*regexp.Regexp // nil: does not compile
 }
 
@@ -56,7 +59,8 @@ func newGenerator(doc *schema.Schema, rnd *rand.Rand, r *run) *generator {
 		rnd:      rnd,
 		run:      r,
 		maxSteps: 64 * r.budget.Candidates,
-		lists:    map[listKey][]any{},
+		lists:    map[listKey]*list{},
+		views:    map[string]*view{},
 		regexps:  map[string]*regexp.Regexp{},
 	}
 }
@@ -103,42 +107,6 @@ func (g *generator) root(n node, emit func(any) bool) {
 	}
 }
 
-// values is a bounded list of candidates for a nested subschema, those its
-// own validator accepts first. It is computed once per subschema and depth.
-func (g *generator) values(c conj, depth int) []any {
-	if depth > maxDepth {
-		return nil
-	}
-	key := listKey{ptrsOf(c), depth}
-	if l, ok := g.lists[key]; ok {
-		return l
-	}
-	g.lists[key] = nil // a recursive reference met again meanwhile finds nothing
-	limit := limitAt(depth)
-	var valid, invalid []any
-	seen := map[string]bool{}
-	examined := 0
-	g.candidates(c, depth, func(v any) bool {
-		examined++
-		g.steps++
-		enc, ok := encodeBounded(v)
-		if ok && !seen[enc] {
-			seen[enc] = true
-			if len(c) == 0 || !isRejection(g.doc.ValidateAt(c[0].ptr, v)) {
-				valid = append(valid, v)
-			} else if len(invalid) < 2 {
-				invalid = append(invalid, v)
-			}
-		}
-		return len(valid) < limit && examined < 4*limit && !g.exhausted()
-	})
-	if len(valid) == 0 {
-		valid = invalid // nothing passed alone; the whole instance is judged at the top
-	}
-	g.lists[key] = valid
-	return valid
-}
-
 func ptrsOf(c conj) string {
 	var b strings.Builder
 	for _, n := range c {
@@ -146,27 +114,6 @@ func ptrsOf(c conj) string {
 		b.WriteByte(0)
 	}
 	return b.String()
-}
-
-// conjValues is values of the alternatives of a conjunction's merged
-// subschemas: a property declared by two allOf branches must satisfy both.
-func (g *generator) conjValues(c conj, depth int) []any {
-	if len(c) == 0 {
-		return g.values(c, depth)
-	}
-	var alts []conj
-	for _, n := range c {
-		alts = cross(orAnything(alts), g.expand(n, 0))
-	}
-	if len(alts) == 1 {
-		return g.values(alts[0], depth)
-	}
-	var out []any
-	limit := limitAt(depth)
-	for _, a := range alts {
-		out = append(out, g.values(a, depth)...)
-	}
-	return out[:min(len(out), 2*limit)]
 }
 
 func orAnything(a []conj) []conj {
@@ -294,17 +241,67 @@ func (g *generator) regexp(p string) *regexp.Regexp {
 	return re
 }
 
-// encodeBounded is the canonical encoding of a value, refused beyond
-// MaxValueBytes.
+// encodeBounded is a key for a value, one per JSON value (object keys
+// sorted, numbers by their literal), refused when the value's encoding
+// would exceed MaxValueBytes. It is cheaper than canonical JSON and serves
+// only to tell candidates apart.
 func encodeBounded(v any) (string, bool) {
 	if !sizeAtMost(v, MaxValueBytes) {
 		return "", false
 	}
-	b, err := schema.Canonical(v)
-	if err != nil || len(b) > MaxValueBytes {
+	b, ok := appendKey(make([]byte, 0, 64), v)
+	if !ok {
 		return "", false
 	}
 	return string(b), true
+}
+
+func appendKey(b []byte, v any) ([]byte, bool) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, 'n'), true
+	case bool:
+		if v {
+			return append(b, 't'), true
+		}
+		return append(b, 'f'), true
+	case json.Number:
+		b = append(b, 'd')
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		return append(append(b, ':'), v...), true
+	case float64:
+		return strconv.AppendFloat(append(b, 'g'), v, 'g', -1, 64), true
+	case string:
+		b = append(b, 's')
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		return append(append(b, ':'), v...), true
+	case []any:
+		b = append(b, '[')
+		for _, e := range v {
+			var ok bool
+			if b, ok = appendKey(b, e); !ok {
+				return nil, false
+			}
+		}
+		return append(b, ']'), true
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for _, k := range keys {
+			b = strconv.AppendInt(b, int64(len(k)), 10)
+			b = append(append(b, ':'), k...)
+			var ok bool
+			if b, ok = appendKey(b, v[k]); !ok {
+				return nil, false
+			}
+		}
+		return append(b, '}'), true
+	}
+	return nil, false
 }
 
 // sizeAtMost bounds a value's encoded size cheaply, stopping early.

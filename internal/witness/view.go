@@ -177,6 +177,7 @@ type view struct {
 	props          map[string]conj
 	propOrder      []string
 	required       []string
+	isRequired     map[string]bool
 	additional     conj
 	additionalNone bool
 	patternProps   []patternProp
@@ -192,7 +193,19 @@ type patternProp struct {
 	schema  node
 }
 
+// view merges a conjunction once per search.
 func (g *generator) view(c conj) *view {
+	key := ptrsOf(c)
+	if v, ok := g.views[key]; ok {
+		return v
+	}
+	v := g.merged(c)
+	g.views[key] = v
+	return v
+}
+
+func (g *generator) merged(c conj) *view {
+	g.steps += len(c)
 	v := &view{kinds: kAll, maxLen: -1, maxItems: -1, maxProps: -1, props: map[string]conj{}}
 	for _, n := range c {
 		m, ok := n.v.(map[string]any)
@@ -329,8 +342,12 @@ func (g *generator) mergeObject(v *view, n node, m map[string]any) {
 	}
 	if req, ok := m["required"].([]any); ok {
 		v.objectKeywords = true
+		if v.isRequired == nil {
+			v.isRequired = map[string]bool{}
+		}
 		for _, r := range req {
-			if s, ok := r.(string); ok && !slices.Contains(v.required, s) {
+			if s, ok := r.(string); ok && !v.isRequired[s] {
+				v.isRequired[s] = true
 				v.required = append(v.required, s)
 			}
 		}
