@@ -2,14 +2,10 @@ package witness
 
 import (
 	"encoding/json"
-	"maps"
 	"os"
-	"slices"
 	"sort"
 	"testing"
 	"time"
-
-	"github.com/typeward/typeward/internal/schema"
 )
 
 // referenceEdge is the incompatible edge of the reference pipeline
@@ -118,52 +114,4 @@ func BenchmarkSearchCorpus(b *testing.B) {
 	pairs := corpusFieldPairs(b)
 	latencies(b, pairs, Budget{})
 	b.ReportMetric(float64(len(pairs)), "pairs")
-}
-
-const corpusPath = "../../../shared/corpus/real-tools.json"
-
-func corpusFieldPairs(tb testing.TB) [][2]Side {
-	tb.Helper()
-	raw, err := os.ReadFile(corpusPath)
-	if err != nil {
-		tb.Fatalf("the shared corpus is part of the test fixture: %v", err)
-	}
-	var doc struct {
-		Servers []struct {
-			Tools []struct {
-				InputSchema  json.RawMessage `json:"inputSchema"`
-				OutputSchema json.RawMessage `json:"outputSchema"`
-			} `json:"tools"`
-		} `json:"servers"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		tb.Fatal(err)
-	}
-	var ins, outs []*schema.Schema
-	for _, s := range doc.Servers {
-		for _, t := range s.Tools {
-			if s, err := schema.Parse(t.InputSchema); err == nil && len(t.InputSchema) > 0 {
-				ins = append(ins, s)
-			}
-			if s, err := schema.Parse(t.OutputSchema); err == nil && len(t.OutputSchema) > 0 {
-				outs = append(outs, s)
-			}
-		}
-	}
-	var pairs [][2]Side
-	for _, o := range outs {
-		op, _ := o.At("/properties")
-		om, _ := op.(map[string]any)
-		for _, i := range ins {
-			ip, _ := i.At("/properties")
-			im, _ := ip.(map[string]any)
-			for _, name := range slices.Sorted(maps.Keys(om)) {
-				if _, ok := im[name]; ok {
-					ptr := "/properties/" + schema.EscapeToken(name)
-					pairs = append(pairs, [2]Side{{o, ptr}, {i, ptr}})
-				}
-			}
-		}
-	}
-	return pairs
 }
