@@ -8,7 +8,7 @@ FUZZTIME ?= 30s
 # token endpoint.
 FUZZ_BRIEF := ./internal/composition:FuzzParse ./internal/schema:FuzzParse \
 	./internal/compat:FuzzCheck ./internal/witness:FuzzSearch \
-	./internal/server:FuzzTokenAuthorizationDetails
+	./internal/server:FuzzTokenAuthorizationDetails ./internal/jcs:FuzzCanonicalize ./verify:FuzzToolName
 FUZZ_BRIEF_TIME ?= 5s
 
 .PHONY: help build run test bench fuzz lint clean
