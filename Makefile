@@ -4,8 +4,8 @@ BIN     := bin/typeward
 PKGS    := ./...
 FUZZTIME ?= 30s
 # Fuzzed briefly by `make test`: the composition parser, the schema loader,
-# the checker, the witness search, and authorization_details through the real
-# token endpoint.
+# the checker, the witness search, authorization_details through the real
+# token endpoint, RFC 8785 canonicalisation and the router's request reader.
 FUZZ_BRIEF := ./internal/composition:FuzzParse ./internal/schema:FuzzParse \
 	./internal/compat:FuzzCheck ./internal/witness:FuzzSearch \
 	./internal/server:FuzzTokenAuthorizationDetails ./internal/jcs:FuzzCanonicalize ./verify:FuzzToolName
