@@ -104,3 +104,30 @@ func TestGeneratedValuesStaySmall(t *testing.T) {
 		}
 	}
 }
+
+// Mutations copy what they change: the values they start from are shared
+// with candidate lists and the pool and must never change; and they vary.
+func TestMutateCopiesAndVaries(t *testing.T) {
+	g := newGenerator(mustParse(t, `{}`), seeded(7), &run{budget: Budget{Candidates: 64}, deadline: farFuture()})
+	seeds := []any{
+		map[string]any{"a": []any{json.Number("1"), "x", map[string]any{"b": nil}}, "c": true},
+		[]any{map[string]any{"k": "v"}, []any{}},
+		json.Number("2.5"), "text", nil,
+	}
+	for _, seed := range seeds {
+		before, _ := encodeBounded(seed)
+		distinct := map[string]bool{}
+		for range 300 {
+			m := g.mutate(seed, 0)
+			if k, ok := encodeBounded(m); ok {
+				distinct[k] = true
+			}
+		}
+		if after, _ := encodeBounded(seed); after != before {
+			t.Errorf("mutation changed its input: %s became %s", before, after)
+		}
+		if len(distinct) < 10 {
+			t.Errorf("300 mutations of %s gave only %d distinct values", before, len(distinct))
+		}
+	}
+}
