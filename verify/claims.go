@@ -41,6 +41,15 @@ type AuthorizationDetail struct {
 	Digest string    `json:"digest,omitempty"`
 	Tools  []ToolRef `json:"tools,omitempty"`
 	Edges  []Edge    `json:"edges,omitempty"`
+	// Approval is the person who approved the composition, for a token of
+	// the backchannel (CIBA) grant; nil when no approval was needed.
+	Approval *Approval `json:"approval,omitempty"`
+}
+
+// Approval records a person's approval of a composition.
+type Approval struct {
+	ApprovedBy string `json:"approved_by"`
+	ApprovedAt int64  `json:"approved_at"` // NumericDate
 }
 
 // ToolRef is a tool version a composition was validated against.

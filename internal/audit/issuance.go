@@ -48,6 +48,11 @@ type Issuance struct {
 	IssueCodes        []string `json:"issue_codes,omitempty"`
 	JTI               string   `json:"jti,omitempty"`
 	Audience          string   `json:"audience,omitempty"`
+	// AuthReqID, ApprovedBy and ApprovedAt record the person's approval
+	// behind a token of the backchannel (CIBA) grant.
+	AuthReqID  string    `json:"auth_req_id,omitempty"`
+	ApprovedBy string    `json:"approved_by,omitempty"`
+	ApprovedAt time.Time `json:"approved_at,omitzero"`
 }
 
 // NewID returns a random 128-bit record id in hex.
@@ -74,7 +79,10 @@ func Normalize(rec *Issuance) error {
 		rec.ID = NewID()
 	}
 	rec.Time = rec.Time.UTC().Truncate(time.Microsecond)
-	for _, s := range []*string{&rec.ID, &rec.ClientID, &rec.Reason, &rec.CompositionDigest, &rec.JTI, &rec.Audience} {
+	if !rec.ApprovedAt.IsZero() {
+		rec.ApprovedAt = rec.ApprovedAt.UTC().Truncate(time.Microsecond)
+	}
+	for _, s := range []*string{&rec.ID, &rec.ClientID, &rec.Reason, &rec.CompositionDigest, &rec.JTI, &rec.Audience, &rec.AuthReqID, &rec.ApprovedBy} {
 		*s = storable(*s)
 	}
 	rec.Tools, rec.IssueCodes = storableAll(rec.Tools), storableAll(rec.IssueCodes)

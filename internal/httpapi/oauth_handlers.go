@@ -29,6 +29,19 @@ func (h *oauthHandlers) token(w http.ResponseWriter, r *http.Request) {
 	writeOAuthJSON(w, http.StatusOK, resp)
 }
 
+func (h *oauthHandlers) backchannel(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	resp, err := h.svc.BackchannelAuthorize(r.Context(), form, r.Header.Get("Authorization"))
+	if err != nil {
+		writeOAuthError(w, r, h.log, err)
+		return
+	}
+	writeOAuthJSON(w, http.StatusOK, resp)
+}
+
 func (h *oauthHandlers) introspect(w http.ResponseWriter, r *http.Request) {
 	form, ok := h.form(w, r)
 	if !ok {

@@ -81,6 +81,7 @@ func NewRouter(cfg Config) http.Handler {
 	r.Group(func(r chi.Router) {
 		r.Use(limitBody(cfg.OAuthBodyLimit, refuseLargeOAuth))
 		r.Post(oauth.PathToken, oa.token)
+		r.Post(oauth.PathBackchannel, oa.backchannel)
 		r.Post(oauth.PathIntrospect, oa.introspect)
 		r.Post(oauth.PathRevoke, oa.revoke)
 	})

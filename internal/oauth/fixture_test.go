@@ -133,7 +133,9 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.validator = &countingValidator{Validator: composition.NewValidator(registry.NewCache(f.registry), f.registry, compat.NewChecker())}
+	resolver := registry.NewCache(f.registry)
+	f.registry.Watch(resolver.Invalidate) // as the server wires it
+	f.validator = &countingValidator{Validator: composition.NewValidator(resolver, f.registry, compat.NewChecker())}
 	f.svc = &Service{
 		Issuer: issuer, Authenticator: auth, Validator: f.validator, Compositions: f.registry, Declarations: f.registry,
 		Minter: minter, Verifier: f.verifier, Revocations: f.revoked, Clients: store, Limiter: limiter,

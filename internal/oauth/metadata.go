@@ -27,6 +27,11 @@ type Metadata struct {
 	// Not an RFC 8414 member for access tokens, but what RFC 9068 verifiers
 	// look for; the JWKS carries the same algorithms per key.
 	AccessTokenSigningAlgValuesSupported []string `json:"access_token_signing_alg_values_supported"`
+	// OpenID CIBA Core §4: the backchannel authentication endpoint, in
+	// poll mode only.
+	BackchannelAuthenticationEndpoint      string   `json:"backchannel_authentication_endpoint"`
+	BackchannelTokenDeliveryModesSupported []string `json:"backchannel_token_delivery_modes_supported"`
+	BackchannelUserCodeParameterSupported  bool     `json:"backchannel_user_code_parameter_supported"`
 }
 
 // Endpoint paths, relative to the issuer.
@@ -53,7 +58,7 @@ func NewMetadata(issuer string, signingAlgs, assertionAlgs []string) Metadata {
 		JWKSURI:                           issuer + PathJWKS,
 		IntrospectionEndpoint:             issuer + PathIntrospect,
 		RevocationEndpoint:                issuer + PathRevoke,
-		GrantTypesSupported:               []string{GrantTypeClientCredentials},
+		GrantTypesSupported:               []string{GrantTypeClientCredentials, GrantTypeCIBA},
 		ResponseTypesSupported:            []string{},
 		TokenEndpointAuthMethodsSupported: auth,
 		TokenEndpointAuthSigningAlgValuesSupported:         assertionAlgs,
@@ -64,5 +69,7 @@ func NewMetadata(issuer string, signingAlgs, assertionAlgs []string) Metadata {
 		AuthorizationDetailsTypesSupported:                 []string{verify.DetailType},
 		ScopesSupported:                                    []string{clients.AdminScope},
 		AccessTokenSigningAlgValuesSupported:               signingAlgs,
+		BackchannelAuthenticationEndpoint:                  issuer + PathBackchannel,
+		BackchannelTokenDeliveryModesSupported:             []string{"poll"},
 	}
 }

@@ -32,6 +32,9 @@ type Service struct {
 	// allow-list is checked before anything is validated or cached; nil
 	// checks it only after validation.
 	Tools registry.Resolver
+	// Backchannel is the CIBA endpoint's store and bounds; without a
+	// store there is no backchannel authentication.
+	Backchannel Backchannel
 	// ValidationCacheBytes bounds each validation cache
 	// (DefaultValidationCacheBytes when 0).
 	ValidationCacheBytes int64

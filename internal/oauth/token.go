@@ -38,6 +38,8 @@ type TokenResponse struct {
 
 // tokenRequest is the decoded form, before any decision.
 type tokenRequest struct {
+	grant    string
+	authReq  string // auth_req_id of the CIBA grant
 	resource string
 	scopes   []string
 	// details is the authorization_details parameter, parsed only when
@@ -70,6 +72,10 @@ func (s *Service) Token(ctx context.Context, form url.Values, authorization stri
 		rec.ClientID = Clip(rec.ClientID, auditedValueBytes)
 	}
 	settle(rec, err)
+	if notADecision(err) {
+		s.count(rec, err)
+		return nil, err
+	}
 	if aerr := s.Audit.Append(ctx, rec); aerr != nil {
 		if err == nil {
 			resp, err = nil, serverError(fmt.Errorf("audit record of token %s: %w", rec.JTI, aerr))
@@ -137,24 +143,41 @@ func (s *Service) token(ctx context.Context, client *clients.Client, form url.Va
 	if err != nil {
 		return nil, err
 	}
-	for _, sc := range req.scopes {
-		if strings.HasPrefix(sc, verify.ToolScopePrefix) {
-			// Tool scopes exist only as the result of a validation.
-			return nil, badRequest(CodeInvalidScope, "tool scopes come from authorization_details, not from scope: "+truncate(sc, 128))
-		}
-		if !client.AllowsScope(sc) {
-			return nil, badRequest(CodeInvalidScope, "scope not allowed for this client: "+truncate(sc, 128))
-		}
+	if err := checkScopes(client, req.scopes); err != nil {
+		return nil, err
 	}
-
+	if req.grant == GrantTypeCIBA {
+		return s.cibaToken(ctx, client, req, rec)
+	}
 	if req.details == "" {
 		return s.scopeToken(ctx, client, req, rec)
 	}
-	audience, err := s.audience(client, req.resource)
+	c, err := s.checkComposition(ctx, client, req.resource, req.details, rec)
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.validated(ctx, client, req.details)
+	if approval.Needed(client.Approval, c.v.effects) {
+		return nil, approvalRequired(s.Issuer, client, c.v)
+	}
+	return s.compositionToken(ctx, client, req.scopes, c, nil, rec)
+}
+
+// checked is a composition request that passed every check but the
+// approval policy: its audience, validation and warnings.
+type checked struct {
+	audience string
+	v        *validation
+	warnings []verdict.Issue
+}
+
+// checkComposition checks the audience, validates the composition and
+// checks the allow-list: every refusal is a 400 or a 403 with issues.
+func (s *Service) checkComposition(ctx context.Context, client *clients.Client, resource, details string, rec *audit.Issuance) (*checked, error) {
+	audience, err := s.audience(client, resource)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.validated(ctx, client, details)
 	if err != nil {
 		for _, is := range AsError(err).Issues { // refused by the allow-list before validation
 			rec.Tools, rec.IssueCodes = append(rec.Tools, is.SourceTool), append(rec.IssueCodes, is.Code)
@@ -174,20 +197,23 @@ func (s *Service) token(ctx context.Context, client *clients.Client, form url.Va
 		return nil, &Error{Kind: KindForbidden, Code: CodeInvalidAuthorizationDetails,
 			Description: refusalDescription(issues), Issues: issues}
 	}
+	return &checked{audience: audience, v: v, warnings: issues}, nil
+}
 
-	if approval.Needed(client.Approval, v.effects) {
-		return nil, approvalRequired(s.Issuer, client, v)
-	}
-
-	rec.Audience = audience
-	details := []verify.AuthorizationDetail{v.detail}
-	resp, err := s.mint(ctx, token.Grant{ClientID: client.ID, Audience: audience, Scopes: req.scopes,
-		Tools: v.tools, Details: details}, rec)
+// compositionToken mints the token of a checked composition, with the
+// approval behind it when there was one.
+func (s *Service) compositionToken(ctx context.Context, client *clients.Client, scopes []string, c *checked, approved *verify.Approval, rec *audit.Issuance) (*TokenResponse, error) {
+	rec.Audience = c.audience
+	detail := c.v.detail
+	detail.Approval = approved
+	details := []verify.AuthorizationDetail{detail}
+	resp, err := s.mint(ctx, token.Grant{ClientID: client.ID, Audience: c.audience, Scopes: scopes,
+		Tools: c.v.tools, Details: details}, rec)
 	if err != nil {
 		return nil, err
 	}
 	resp.AuthorizationDetails = details
-	resp.Warnings = issues
+	resp.Warnings = c.warnings
 	return resp, nil
 }
 
@@ -399,9 +425,15 @@ func decodeTokenRequest(form url.Values) (tokenRequest, error) {
 	case "":
 		return req, badRequest(CodeInvalidRequest, "grant_type is required")
 	case GrantTypeClientCredentials:
+	case GrantTypeCIBA:
+		// The request fixed everything else; only the id is read.
+		req.grant = grant
+		req.authReq, err = single(form, "auth_req_id")
+		return req, err
 	default:
-		return req, badRequest(CodeUnsupportedGrantType, "only client_credentials is supported")
+		return req, badRequest(CodeUnsupportedGrantType, "only client_credentials and "+GrantTypeCIBA+" are supported")
 	}
+	req.grant = grant
 	if len(form["resource"]) > 1 {
 		return req, badRequest(CodeInvalidTarget, "one resource per token")
 	}

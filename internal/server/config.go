@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/keys"
 )
@@ -49,6 +50,7 @@ const (
 	EnvLogLevel       = "TYPEWARD_LOG_LEVEL"
 	EnvKeyRotation    = "TYPEWARD_KEY_ROTATION_INTERVAL"
 	EnvAuditRetention = "TYPEWARD_AUDIT_RETENTION"
+	EnvCIBAInterval   = "TYPEWARD_CIBA_INTERVAL"
 	// Secrets: environment only.
 	EnvKEK               = "TYPEWARD_KEY_ENCRYPTION_KEY"
 	EnvPepper            = "TYPEWARD_CLIENT_SECRET_PEPPER"
@@ -78,6 +80,9 @@ type Config struct {
 	// Registry is the tools file the embedded default loads.
 	Registry string
 	LogLevel string
+	// CIBAInterval is the least time between two polls of one
+	// backchannel authentication request.
+	CIBAInterval time.Duration
 
 	// From the environment only (secrets).
 	// KEK encrypts signing keys at rest; required with a database.
@@ -90,6 +95,8 @@ type Config struct {
 	// Not configurable: zero means the component's default.
 	OAuthBodyLimit, AdminBodyLimit int64
 	ShutdownTimeout                time.Duration
+	// CIBAMinExpiry is the shortest requested_expiry accepted.
+	CIBAMinExpiry time.Duration
 }
 
 // Embedded reports whether the configuration is the embedded default.
@@ -116,6 +123,7 @@ func (c *Config) bind(b *binder) {
 	b.list(&c.MetricsClients, "metrics-clients", EnvMetricsClients, "comma-separated client `ids` labelled in typeward_tokens_issued_total (others count as \"other\")")
 	b.str(&c.Registry, "registry", EnvRegistry, DefaultRegistry, "tools `file` the embedded default loads")
 	b.str(&c.LogLevel, "log-level", EnvLogLevel, "info", "debug, info, warn or error")
+	b.duration(&c.CIBAInterval, "ciba-interval", EnvCIBAInterval, approval.DefaultInterval, "least time between two polls of a backchannel (CIBA) request, 1s to 60s")
 }
 
 // envOnly lists the settings read from the environment alone, for --help.
@@ -190,6 +198,9 @@ func (c *Config) validate() []error {
 	}
 	if !(c.RateLimit > 0) || c.RateLimit > 1e6 {
 		bad("--rate-limit %v: want a positive number of requests per second, at most 1e6", c.RateLimit)
+	}
+	if c.CIBAInterval < time.Second || c.CIBAInterval > time.Minute {
+		bad("--ciba-interval %s: want a duration from 1s to 60s", c.CIBAInterval)
 	}
 	if c.RateBurst < 1 {
 		bad("--rate-burst %d: want a positive integer", c.RateBurst)

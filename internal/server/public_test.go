@@ -32,7 +32,8 @@ func TestPublicEndpoints(t *testing.T) {
 	for member, want := range map[string]any{
 		"issuer": h.base, "token_endpoint": h.base + "/oauth2/token", "jwks_uri": h.base + "/.well-known/jwks.json",
 		"introspection_endpoint": h.base + "/oauth2/introspect", "revocation_endpoint": h.base + "/oauth2/revoke",
-		"grant_types_supported": []any{"client_credentials"}, "response_types_supported": []any{},
+		"grant_types_supported": []any{"client_credentials", "urn:openid:params:grant-type:ciba"}, "response_types_supported": []any{},
+		"backchannel_authentication_endpoint": h.base + "/oauth2/bc-authorize", "backchannel_token_delivery_modes_supported": []any{"poll"},
 		"token_endpoint_auth_methods_supported": auth, "introspection_endpoint_auth_methods_supported": auth,
 		"revocation_endpoint_auth_methods_supported": auth, "authorization_details_types_supported": []any{"mcp_composition"},
 	} {

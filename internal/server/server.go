@@ -139,6 +139,7 @@ func (s *Server) wire(ctx context.Context) error {
 		Issuer: cfg.Issuer, Authenticator: auth, Validator: validator, Compositions: st.registry, Declarations: st.registry,
 		Minter: minter, Verifier: verifier, Revocations: st.revocations, Clients: st.clients, Limiter: limiter,
 		Audit: st.audit, Metrics: s.metrics, Log: s.log, Tools: s.cache,
+		Backchannel: oauth.Backchannel{Store: st.approvals, Interval: cfg.CIBAInterval, MinExpiry: cfg.CIBAMinExpiry},
 	}
 	// Every registry change, local or from another replica, reaches both
 	// caches that depend on the registry.
@@ -319,6 +320,10 @@ func (s *Server) housekeeping(ctx context.Context) {
 	}
 	if err := s.stores.audit.Retain(ctx, now, s.cfg.AuditRetention); err != nil && ctx.Err() == nil {
 		s.log.Warn("audit retention failed", "err", err)
+	}
+	// Expired backchannel requests are kept a day, for the console.
+	if _, err := s.stores.approvals.Purge(ctx, now.Add(-24*time.Hour)); err != nil && ctx.Err() == nil {
+		s.log.Warn("purging expired backchannel requests failed", "err", err)
 	}
 	if stale, err := s.stores.registry.StaleCompositions(ctx); err == nil {
 		s.metrics.CompositionsStale.Set(float64(len(stale)))

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/keys"
@@ -26,6 +27,7 @@ type stores struct {
 	revocations revocation.Store
 	audit       audit.Store
 	keys        keys.Store
+	approvals   approval.Store
 	kek         *keys.KEK
 	hasher      *clients.Hasher
 
@@ -45,7 +47,7 @@ func openMemory() (*stores, error) {
 	return &stores{
 		registry: reg, clients: memory.NewClients(), replay: memory.NewAssertionReplay(),
 		revocations: memory.NewRevocations(), audit: memory.NewAudit(MemoryAuditCapacity),
-		keys: memory.NewKeys(), kek: kek, hasher: clients.NewRandomHasher(), watch: reg.Watch,
+		keys: memory.NewKeys(), approvals: memory.NewApprovals(), kek: kek, hasher: clients.NewRandomHasher(), watch: reg.Watch,
 	}, nil
 }
 
@@ -82,7 +84,7 @@ func newPostgresStores(db *postgres.DB, kek *keys.KEK, hasher *clients.Hasher) *
 	return &stores{
 		registry: reg, clients: postgres.NewClients(db), replay: postgres.NewAssertionReplay(db),
 		revocations: postgres.NewRevocations(db), audit: postgres.NewAudit(db),
-		keys: postgres.NewKeys(db), kek: kek, hasher: hasher, db: db, watch: reg.Watch,
+		keys: postgres.NewKeys(db), approvals: postgres.NewApprovals(db), kek: kek, hasher: hasher, db: db, watch: reg.Watch,
 	}
 }
 

@@ -72,8 +72,9 @@ var _ audit.Store = (*Audit)(nil)
 func NewAudit(db *DB) *Audit { return &Audit{db: db} }
 
 const (
-	issuanceColumns = `id, at, client_id, outcome, reason, composition_digest, tools, issue_codes, jti, audience`
-	// maxAuditBatch bounds one INSERT: 10 parameters a row, far below
+	issuanceColumns = `id, at, client_id, outcome, reason, composition_digest, tools, issue_codes, jti, audience,
+		auth_req_id, approved_by, approved_at`
+	// maxAuditBatch bounds one INSERT: 13 parameters a row, far below
 	// Postgres's 65535.
 	maxAuditBatch = 500
 	// auditFlushTimeout bounds one INSERT; it is not any caller's context
@@ -88,6 +89,9 @@ const (
 	outageRetryMin = 200 * time.Millisecond
 	outageRetryMax = 5 * time.Second
 )
+
+// auditColumnCount is the number of issuanceColumns.
+const auditColumnCount = 13
 
 // Append implements audit.Store.
 func (s *Audit) Append(ctx context.Context, rec *audit.Issuance) error {
@@ -209,22 +213,23 @@ const upsertIssuance = ` ON CONFLICT (at, id) DO UPDATE SET outcome = EXCLUDED.o
 func (s *Audit) insert(ctx context.Context, rows []audit.Issuance, upsert bool) error {
 	var sql strings.Builder
 	sql.WriteString(`INSERT INTO oauth_issuances (` + issuanceColumns + `) VALUES `)
-	args := make([]any, 0, 10*len(rows))
+	args := make([]any, 0, auditColumnCount*len(rows))
 	for i := range rows {
 		if i > 0 {
 			sql.WriteString(", ")
 		}
 		sql.WriteString("(")
-		for j := range 10 {
+		for j := range auditColumnCount {
 			if j > 0 {
 				sql.WriteString(", ")
 			}
-			sql.WriteString("$" + strconv.Itoa(10*i+j+1))
+			sql.WriteString("$" + strconv.Itoa(auditColumnCount*i+j+1))
 		}
 		sql.WriteString(")")
 		r := &rows[i]
 		args = append(args, r.ID, r.Time, r.ClientID, string(r.Outcome), r.Reason, r.CompositionDigest,
-			nonNilStrings(r.Tools), nonNilStrings(r.IssueCodes), r.JTI, r.Audience)
+			nonNilStrings(r.Tools), nonNilStrings(r.IssueCodes), r.JTI, r.Audience,
+			r.AuthReqID, r.ApprovedBy, nullTime(r.ApprovedAt))
 	}
 	if upsert {
 		sql.WriteString(upsertIssuance)
@@ -375,9 +380,13 @@ func (s *Audit) Query(ctx context.Context, q audit.Query) (audit.Page, error) {
 func scanIssuance(row pgx.CollectableRow) (audit.Issuance, error) {
 	var r audit.Issuance
 	var outcome string
+	var approvedAt *time.Time
 	err := row.Scan(&r.ID, &r.Time, &r.ClientID, &outcome, &r.Reason, &r.CompositionDigest,
-		&r.Tools, &r.IssueCodes, &r.JTI, &r.Audience)
+		&r.Tools, &r.IssueCodes, &r.JTI, &r.Audience, &r.AuthReqID, &r.ApprovedBy, &approvedAt)
 	r.Outcome = audit.Outcome(outcome)
+	if approvedAt != nil {
+		r.ApprovedAt = approvedAt.UTC()
+	}
 	r.Time = r.Time.UTC()
 	return r, err
 }

@@ -52,8 +52,29 @@ func RunAudit(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		if got.ID != "r1" || !got.Time.Equal(wantTime) || got.Time.Location() != time.UTC ||
 			got.ClientID != "c1" || got.Outcome != audit.Denied || got.Reason != "type_mismatch" ||
 			got.CompositionDigest != "sha256:abc" || got.JTI != "" || got.Audience != in.Audience ||
-			!slices.Equal(got.Tools, in.Tools) || !slices.Equal(got.IssueCodes, in.IssueCodes) {
+			!slices.Equal(got.Tools, in.Tools) || !slices.Equal(got.IssueCodes, in.IssueCodes) ||
+			got.AuthReqID != "" || got.ApprovedBy != "" || !got.ApprovedAt.IsZero() {
 			t.Errorf("stored %+v\nwant     %+v at %v", got, in, wantTime)
+		}
+	})
+
+	t.Run("RoundTripOfAnApproval", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		approvedAt := time.Date(2026, 12, 1, 9, 30, 0, 987654321, time.FixedZone("Y", -7200))
+		in := &audit.Issuance{ID: "a1", Time: approvedAt.Add(time.Second), ClientID: "c1", Outcome: audit.Issued,
+			JTI: "jti-1", Audience: "https://router.example.com/mcp", AuthReqID: "req-1", ApprovedBy: "alice", ApprovedAt: approvedAt}
+		if err := s.Append(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		page, err := s.Query(ctx, audit.Query{})
+		if err != nil || len(page.Items) != 1 {
+			t.Fatalf("page = %+v, %v", page, err)
+		}
+		got := page.Items[0]
+		if got.AuthReqID != "req-1" || got.ApprovedBy != "alice" || got.ApprovedAt.Location() != time.UTC ||
+			!got.ApprovedAt.Equal(approvedAt.Truncate(time.Microsecond)) {
+			t.Errorf("approval stored as %q %q %v", got.AuthReqID, got.ApprovedBy, got.ApprovedAt)
 		}
 	})
 
