@@ -58,7 +58,10 @@ func (g *generator) mutate(v any, depth int) any {
 				func() string { return decimal(neg(r)) },
 				func() string { return decimal(mul(r, 10)) },
 			}
-			return json.Number(nudges[g.rnd.IntN(len(nudges))]())
+			n := json.Number(nudges[g.rnd.IntN(len(nudges))]())
+			if m, ok := ratOf(n); ok && floatSafe(m) {
+				return n
+			}
 		}
 	case string:
 		if g.rnd.IntN(2) == 0 {

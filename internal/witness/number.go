@@ -2,7 +2,9 @@ package witness
 
 import (
 	"encoding/json"
+	"math"
 	"math/big"
+	"strconv"
 )
 
 // numbers emits the source's bounds and their neighbours (±1, ± a step
@@ -13,7 +15,16 @@ import (
 // skipped here, before they cost a validation.
 func (g *generator) numbers(v *view, _ int, emit func(any) bool) bool {
 	seen := map[string]bool{}
-	out := func(r *big.Rat) bool {
+	var out func(r *big.Rat) bool
+	out = func(r *big.Rat) bool {
+		if !floatSafe(r) {
+			for _, x := range nearDoubles(r) {
+				if floatSafe(x) && !out(x) {
+					return false
+				}
+			}
+			return true
+		}
 		if !v.admits(r) {
 			return true
 		}
@@ -78,7 +89,37 @@ func (g *generator) numbers(v *view, _ int, emit func(any) bool) bool {
 var numberSamples = []string{
 	"0", "1", "-1", "2", "0.5", "1.5", "-0.5", "0.1", "10", "100", "-100", "1000",
 	"255", "256", "65536", "2147483647", "2147483648", "-2147483649", "4294967296",
-	"9007199254740993", "-9007199254740993", "1e21", "-1e21", "1e100", "0.001", "1e-10",
+	"9007199254740992", "-9007199254740992", "1e21", "-1e21", "0.001", "1e-10",
+}
+
+// floatSafe tells whether a validator that reads JSON numbers as doubles,
+// as most do, sees this very number: its literal is the shortest spelling
+// of a double (0.1 is, 2^53+1 and 1e-400 are not). A witness must convince
+// such validators too, so generated numbers are kept float-safe; the
+// source's own const and enum values are not filtered.
+func floatSafe(r *big.Rat) bool {
+	f, _ := r.Float64()
+	if math.IsInf(f, 0) {
+		return false
+	}
+	back, ok := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
+	return ok && back.Cmp(r) == 0
+}
+
+// nearDoubles are the shortest spellings of the double nearest a number and
+// of its neighbours.
+func nearDoubles(r *big.Rat) []*big.Rat {
+	f, _ := r.Float64()
+	var out []*big.Rat
+	for _, d := range []float64{f, math.Nextafter(f, math.Inf(1)), math.Nextafter(f, math.Inf(-1))} {
+		if math.IsInf(d, 0) {
+			continue
+		}
+		if x, ok := new(big.Rat).SetString(strconv.FormatFloat(d, 'g', -1, 64)); ok {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // neighbours of a value: itself, ±1, ± a finer step, ± the multipleOf step.

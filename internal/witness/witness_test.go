@@ -49,6 +49,23 @@ func confirm(t *testing.T, srcDoc, srcPtr, tgtDoc, tgtPtr string, f Found) strin
 	if err := mustParse(t, tgtDoc).ValidateAt(tgtPtr, v); err == nil {
 		t.Errorf("witness %s is accepted by the target", b)
 	}
+	// As a validator that reads numbers as doubles (most JavaScript ones)
+	// sees it: the verdicts must not depend on digits a double drops. (A
+	// number taken verbatim from a schema literal a double cannot spell is
+	// exempt: such a validator misreads the schema as well.)
+	if !allFloatSafe(v) {
+		return string(b)
+	}
+	var asDoubles any
+	if err := json.Unmarshal(b, &asDoubles); err != nil {
+		t.Fatal(err)
+	}
+	if err := mustParse(t, srcDoc).ValidateAt(srcPtr, asDoubles); err != nil {
+		t.Errorf("witness %s read as doubles is rejected by the source: %v", b, err)
+	}
+	if err := mustParse(t, tgtDoc).ValidateAt(tgtPtr, asDoubles); err == nil {
+		t.Errorf("witness %s read as doubles is accepted by the target", b)
+	}
 	if f.Rejection == nil || !isRejection(f.Rejection) {
 		t.Errorf("witness %s carries no validation error: %v", b, f.Rejection)
 	}
@@ -96,6 +113,8 @@ var incompatible = []pair{
 		src: `{"type":"number","minimum":1.25}`, tgt: `{"exclusiveMinimum":1.25}`},
 	{name: "unbounded integer into a bounded one (the target's bound)", family: "numeric bound neighbour",
 		src: `{"type":"integer"}`, tgt: `{"type":"integer","maximum":1000,"minimum":-1000}`},
+	{name: "past 2^53 by a double, not by one", family: "numeric bound neighbour",
+		src: `{"type":"integer"}`, tgt: `{"maximum":9007199254740992}`},
 	{name: "half steps are not integers", family: "multipleOf",
 		src: `{"type":"number","multipleOf":0.5}`, tgt: `{"type":"integer"}`},
 	{name: "multiples of 3 are not all multiples of 6", family: "multipleOf",
@@ -388,3 +407,24 @@ func TestNilSchemas(t *testing.T) {
 func seeded(n uint64) *rand.Rand { return rand.New(rand.NewPCG(n, n)) }
 
 func farFuture() time.Time { return time.Now().Add(time.Hour) }
+
+func allFloatSafe(v any) bool {
+	switch v := v.(type) {
+	case json.Number:
+		r, ok := ratOf(v)
+		return ok && floatSafe(r)
+	case []any:
+		for _, e := range v {
+			if !allFloatSafe(e) {
+				return false
+			}
+		}
+	case map[string]any:
+		for _, e := range v {
+			if !allFloatSafe(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
