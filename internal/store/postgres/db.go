@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -20,6 +22,8 @@ type DB struct {
 	// not give an RFC 8785 digest (their schemas are not I-JSON): no router
 	// can recompute their digest, so they should be declared anew.
 	Undigestable []string
+
+	observer atomic.Pointer[func(ctx context.Context, sql string)]
 }
 
 // Open connects and checks the connection. It does not migrate.
@@ -34,6 +38,10 @@ func Open(ctx context.Context, databaseURL string) (*DB, error) {
 
 // OpenConfig connects with a prepared pool configuration.
 func OpenConfig(ctx context.Context, cfg *pgxpool.Config) (*DB, error) {
+	db := &DB{}
+	if cfg.ConnConfig.Tracer == nil {
+		cfg.ConnConfig.Tracer = (*observeTracer)(db)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
@@ -42,8 +50,32 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: ping: %w", err)
 	}
-	return &DB{Pool: pool}, nil
+	db.Pool = pool
+	return db, nil
 }
+
+// Observe calls f with every statement sent from now on, and the context
+// it was sent under (nil stops): for tests that check what a code path
+// asks of the database. It costs one atomic load a statement.
+func (db *DB) Observe(f func(ctx context.Context, sql string)) {
+	if f == nil {
+		db.observer.Store(nil)
+		return
+	}
+	db.observer.Store(&f)
+}
+
+// observeTracer passes statements to the DB's observer.
+type observeTracer DB
+
+func (t *observeTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	if f := t.observer.Load(); f != nil {
+		(*f)(ctx, data.SQL)
+	}
+	return ctx
+}
+
+func (*observeTracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
 // Close releases every connection.
 func (db *DB) Close() { db.Pool.Close() }
