@@ -21,7 +21,7 @@ func (h *oauthHandlers) token(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	resp, err := h.svc.Token(r.Context(), form, r.Header.Get("Authorization"))
+	resp, err := h.svc.Token(oauth.WithRemoteAddr(r.Context(), r.RemoteAddr), form, r.Header.Get("Authorization"))
 	if err != nil {
 		writeOAuthError(w, r, h.log, err)
 		return
@@ -47,7 +47,7 @@ func (h *oauthHandlers) introspect(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	resp, err := h.svc.Introspect(r.Context(), form, r.Header.Get("Authorization"))
+	resp, err := h.svc.Introspect(oauth.WithRemoteAddr(r.Context(), r.RemoteAddr), form, r.Header.Get("Authorization"))
 	if err != nil {
 		writeOAuthError(w, r, h.log, err)
 		return
@@ -60,7 +60,7 @@ func (h *oauthHandlers) revoke(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.svc.Revoke(r.Context(), form, r.Header.Get("Authorization")); err != nil {
+	if err := h.svc.Revoke(oauth.WithRemoteAddr(r.Context(), r.RemoteAddr), form, r.Header.Get("Authorization")); err != nil {
 		writeOAuthError(w, r, h.log, err)
 		return
 	}

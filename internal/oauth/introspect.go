@@ -41,6 +41,9 @@ func (s *Service) Introspect(ctx context.Context, form url.Values, authorization
 	if err != nil {
 		return nil, err
 	}
+	if err := s.allowCall("introspection", caller); err != nil {
+		return nil, err
+	}
 	raw, err := single(form, "token")
 	if err != nil {
 		return nil, err

@@ -20,6 +20,9 @@ func (s *Service) Revoke(ctx context.Context, form url.Values, authorization str
 	if err != nil {
 		return err
 	}
+	if err := s.allowCall("revocation", caller); err != nil {
+		return err
+	}
 	raw, err := single(form, "token")
 	if err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 
 // Service is the authorization server. Every field is required except
 // Limiter (no rate limit), Metrics (not counted), Log (not logged), Now
-// (time.Now), Tools and ValidationCacheBytes.
+// (time.Now), Failures, Tools and ValidationCacheBytes.
 type Service struct {
 	Issuer        string
 	Authenticator Authenticator
@@ -24,10 +24,13 @@ type Service struct {
 	Revocations  Revocations
 	Clients      Clients
 	Limiter      RateLimiter
-	Audit        AuditLog
-	Metrics      *metrics.Metrics
-	Log          *slog.Logger
-	Now          func() time.Time
+	// Failures limits failed client authentications per claimed client id
+	// and per remote address (WithRemoteAddr); nil: unlimited.
+	Failures FailureLimiter
+	Audit    AuditLog
+	Metrics  *metrics.Metrics
+	Log      *slog.Logger
+	Now      func() time.Time
 	// Tools resolves the tool names a composition asks for, so that the
 	// allow-list is checked before anything is validated or cached; nil
 	// checks it only after validation.

@@ -120,12 +120,21 @@ func (s *Service) issue(ctx context.Context, form url.Values, authorization stri
 // authenticate maps the Authenticator's verdict to an OAuth error; rec,
 // when given, learns the claimed client and the precise reason.
 func (s *Service) authenticate(ctx context.Context, form url.Values, authorization string, rec *audit.Issuance) (*clients.Client, error) {
+	if err := s.addressBlocked(ctx); err != nil {
+		if rec != nil {
+			rec.ClientID, rec.Reason = claimedClientID(form, authorization), ReasonTooManyFailures
+		}
+		return nil, err
+	}
 	client, err := s.Authenticator.Authenticate(ctx, form, authorization)
 	var ae *clients.AuthError
 	switch {
 	case errors.As(err, &ae):
 		if rec != nil {
 			rec.ClientID, rec.Reason = ae.ClientID, string(ae.Reason)
+		}
+		if err := s.countFailure(ctx, ae.ClientID); err != nil {
+			return nil, err
 		}
 		if ae.Code == clients.InvalidRequest {
 			return nil, badRequest(CodeInvalidRequest, ae.Description)

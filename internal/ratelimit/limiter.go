@@ -1,10 +1,10 @@
 // Package ratelimit is a per-key token bucket limiter (one bucket per
-// client) with bounded memory: buckets that have refilled are forgotten,
-// since a full bucket and an absent one behave the same.
+// client, per address, …) with bounded memory: buckets that have refilled
+// are forgotten, since a full bucket and an absent one behave the same,
+// and at most MaxKeys are held.
 //
-// The bucket is kept as GCRA's theoretical arrival time (the instant the
-// bucket would be full again), in integer time: waits are exact, with no
-// floating-point drift, and "full" is one comparison.
+// Each bucket is a golang.org/x/time/rate Limiter; this package adds the
+// keys, the bound, and the answer a refusal needs (how long to wait).
 package ratelimit
 
 import (
@@ -13,6 +13,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Config of a Limiter.
@@ -33,10 +35,11 @@ const DefaultMaxKeys = 100_000
 
 // Limiter holds one token bucket per key. It is safe for concurrent use.
 type Limiter struct {
-	interval time.Duration // one token's worth of time: 1/rate
-	capacity time.Duration // burst tokens' worth of time
-	maxKeys  int
-	now      func() time.Time
+	rate    rate.Limit
+	burst   int
+	refill  time.Duration // from empty to full
+	maxKeys int
+	now     func() time.Time
 
 	mu      sync.Mutex
 	buckets map[string]*list.Element // of *bucket
@@ -44,10 +47,9 @@ type Limiter struct {
 }
 
 type bucket struct {
-	key string
-	// full is when the bucket is full again (GCRA's theoretical arrival
-	// time); the tokens available at now are (capacity - (full-now)) / interval.
-	full time.Time
+	key  string
+	lim  *rate.Limiter
+	full time.Time // when the bucket is full again, as of its last use
 }
 
 // New checks cfg and returns a Limiter.
@@ -55,20 +57,21 @@ func New(cfg Config) (*Limiter, error) {
 	if !(cfg.Rate > 0) || cfg.Rate > 1e9 {
 		return nil, fmt.Errorf("ratelimit: rate %v must be a positive number of at most 1e9 per second", cfg.Rate)
 	}
-	interval := time.Duration(math.Round(float64(time.Second) / cfg.Rate))
-	if cfg.Burst < 1 || float64(interval)*float64(cfg.Burst) > float64(100*365*24*time.Hour) {
+	refill := float64(cfg.Burst) / cfg.Rate * float64(time.Second)
+	if cfg.Burst < 1 || refill > float64(100*365*24*time.Hour) {
 		return nil, fmt.Errorf("ratelimit: burst %d must be at least 1, with burst/rate under 100 years", cfg.Burst)
 	}
 	if cfg.MaxKeys < 0 {
 		return nil, fmt.Errorf("ratelimit: max keys %d is negative", cfg.MaxKeys)
 	}
 	l := &Limiter{
-		interval: interval,
-		capacity: interval * time.Duration(cfg.Burst),
-		maxKeys:  cfg.MaxKeys,
-		now:      cfg.Now,
-		buckets:  map[string]*list.Element{},
-		lru:      list.New(),
+		rate:    rate.Limit(cfg.Rate),
+		burst:   cfg.Burst,
+		refill:  time.Duration(math.Ceil(refill)),
+		maxKeys: cfg.MaxKeys,
+		now:     cfg.Now,
+		buckets: map[string]*list.Element{},
+		lru:     list.New(),
 	}
 	if l.maxKeys == 0 {
 		l.maxKeys = DefaultMaxKeys
@@ -80,24 +83,44 @@ func New(cfg Config) (*Limiter, error) {
 }
 
 // Allow takes a token from key's bucket. When the bucket is empty it
-// returns false and how long until a token is available (for Retry-After).
+// returns false and how long until a token is available (for Retry-After);
+// a refusal takes nothing.
 func (l *Limiter) Allow(key string) (ok bool, wait time.Duration) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.forgetRefilled(now)
-
 	b := l.bucket(key, now)
-	full := b.full
-	if full.Before(now) {
-		full = now
+	if wait := l.wait(b, now); wait > 0 {
+		return false, wait
 	}
-	full = full.Add(l.interval) // after taking one token
-	if debt := full.Sub(now); debt > l.capacity {
-		return false, debt - l.capacity
-	}
-	b.full = full
+	b.lim.AllowN(now, 1)
+	b.full = now.Add(time.Duration(math.Ceil(float64(l.burst)-b.lim.TokensAt(now)) / float64(l.rate) * float64(time.Second)))
 	return true, 0
+}
+
+// Blocked reports whether Allow would refuse key now, and the wait, taking
+// nothing: a check before work that only a failure would count against.
+func (l *Limiter) Blocked(key string) (blocked bool, wait time.Duration) {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.buckets[key]
+	if !ok {
+		return false, 0
+	}
+	wait = l.wait(e.Value.(*bucket), now)
+	return wait > 0, wait
+}
+
+// wait is how long until b holds a whole token; 0 when it does.
+func (l *Limiter) wait(b *bucket, now time.Time) time.Duration {
+	missing := 1 - b.lim.TokensAt(now)
+	if missing <= 1e-9 { // float tokens: a nanosecond's worth is a whole one
+		return 0
+	}
+	// Float tokens: round to the microsecond, far below Retry-After's second.
+	return max(time.Duration(math.Round(missing/float64(l.rate)*1e6))*time.Microsecond, time.Microsecond)
 }
 
 // Len returns how many buckets are held.
@@ -118,14 +141,16 @@ func (l *Limiter) bucket(key string, now time.Time) *bucket {
 		l.lru.Remove(oldest)
 		delete(l.buckets, oldest.Value.(*bucket).key)
 	}
-	b := &bucket{key: key, full: now}
+	lim := rate.NewLimiter(l.rate, l.burst)
+	lim.SetLimitAt(now, l.rate) // start the bucket's clock (full) at now, not at the epoch
+	b := &bucket{key: key, lim: lim, full: now}
 	l.buckets[key] = l.lru.PushFront(b)
 	return b
 }
 
-// forgetRefilled drops least recently used buckets that would be full by
-// now. It stops at the first that would not, so its cost is amortised
-// over the requests that created the buckets.
+// forgetRefilled drops least recently used buckets that are full by now.
+// It stops at the first that is not, so its cost is amortised over the
+// requests that created the buckets.
 func (l *Limiter) forgetRefilled(now time.Time) {
 	for e := l.lru.Back(); e != nil; e = l.lru.Back() {
 		b := e.Value.(*bucket)

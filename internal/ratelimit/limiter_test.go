@@ -187,3 +187,25 @@ func BenchmarkAllow(b *testing.B) {
 		i++
 	}
 }
+
+// Blocked answers what Allow would, and takes nothing.
+func TestBlockedTakesNothing(t *testing.T) {
+	l, c := newLimiter(t, 1, 2, 0)
+	if blocked, _ := l.Blocked("a"); blocked || l.Len() != 0 {
+		t.Fatalf("an unknown key is blocked, or Blocked made a bucket (%d)", l.Len())
+	}
+	l.Allow("a")
+	for range 3 { // asking repeatedly spends nothing
+		if blocked, _ := l.Blocked("a"); blocked {
+			t.Fatal("blocked with a token left")
+		}
+	}
+	l.Allow("a")
+	if blocked, wait := l.Blocked("a"); !blocked || wait != time.Second {
+		t.Fatalf("Blocked = %v, %v on an empty bucket; want true, 1s", blocked, wait)
+	}
+	c.advance(time.Second)
+	if ok, _ := l.Allow("a"); !ok {
+		t.Error("the token that refilled was taken by Blocked")
+	}
+}

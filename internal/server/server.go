@@ -37,6 +37,11 @@ const (
 	// jtis are purged, audit retention applied (and the coming days' audit
 	// partitions made), and the stale-composition gauge is refreshed.
 	housekeepingEvery = time.Minute
+	// FailureRate and FailureBurst limit failed client authentications
+	// per remote address and per claimed client id: 20 at once, then one
+	// per second (docs/security.md).
+	FailureRate  = 1.0
+	FailureBurst = 20
 )
 
 // Server is a wired typeward.
@@ -134,10 +139,14 @@ func (s *Server) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	failures, err := ratelimit.New(ratelimit.Config{Rate: FailureRate, Burst: FailureBurst})
+	if err != nil {
+		return err
+	}
 	validator := composition.NewValidator(s.cache, st.registry, compat.NewChecker())
 	svc := &oauth.Service{
 		Issuer: cfg.Issuer, Authenticator: auth, Validator: validator, Compositions: st.registry, Declarations: st.registry,
-		Minter: minter, Verifier: verifier, Revocations: st.revocations, Clients: st.clients, Limiter: limiter,
+		Minter: minter, Verifier: verifier, Revocations: st.revocations, Clients: st.clients, Limiter: limiter, Failures: failures,
 		Audit: st.audit, Metrics: s.metrics, Log: s.log, Tools: s.cache,
 		Backchannel: oauth.Backchannel{Store: st.approvals, Interval: cfg.CIBAInterval, MinExpiry: cfg.CIBAMinExpiry},
 	}

@@ -1,0 +1,101 @@
+package oauth
+
+import (
+	"context"
+	"net"
+	"time"
+
+	"github.com/typeward/typeward/internal/clients"
+)
+
+// FailureLimiter counts failed client authentications per key;
+// *ratelimit.Limiter implements it.
+type FailureLimiter interface {
+	// Allow counts one failure; false when the key had none left.
+	Allow(key string) (ok bool, retryAfter time.Duration)
+	// Blocked reports, counting nothing, whether the key has none left.
+	Blocked(key string) (blocked bool, retryAfter time.Duration)
+}
+
+// ReasonTooManyFailures is the audit reason of a request refused because
+// its address failed to authenticate too often.
+const ReasonTooManyFailures = "too_many_failures"
+
+type remoteAddrKey struct{}
+
+// WithRemoteAddr tells the Service the network address a request came
+// from ("host:port" or a bare host), for the per-address failure limit.
+func WithRemoteAddr(ctx context.Context, addr string) context.Context {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		addr = host
+	}
+	return context.WithValue(ctx, remoteAddrKey{}, addr)
+}
+
+func remoteAddr(ctx context.Context) string {
+	addr, _ := ctx.Value(remoteAddrKey{}).(string)
+	return addr
+}
+
+// Failure limit keys: one namespace per kind of key.
+func addrKey(addr string) string { return "addr\x00" + addr }
+func clientKey(id string) string { return "client\x00" + id }
+
+// addressBlocked refuses, before any credential is looked at, a request
+// from an address whose failures are spent: its attempts cost nothing
+// more. Only requests from that address are affected.
+func (s *Service) addressBlocked(ctx context.Context) error {
+	addr := remoteAddr(ctx)
+	if s.Failures == nil || addr == "" {
+		return nil
+	}
+	if blocked, wait := s.Failures.Blocked(addrKey(addr)); blocked {
+		return tooManyFailures(wait)
+	}
+	return nil
+}
+
+// countFailure counts a failed authentication against the address and the
+// client id it claimed, and turns the failure into a 429 once either is
+// spent. A correct credential is never refused by the client id's count,
+// so failing on purpose cannot lock a real client out; and failures never
+// touch the per-client success bucket (Limiter).
+func (s *Service) countFailure(ctx context.Context, claimedID string) error {
+	if s.Failures == nil {
+		return nil
+	}
+	var wait time.Duration
+	if addr := remoteAddr(ctx); addr != "" {
+		if ok, w := s.Failures.Allow(addrKey(addr)); !ok {
+			wait = max(wait, w)
+		}
+	}
+	if claimedID != "" && len(claimedID) <= clients.MaxClientIDLen {
+		if ok, w := s.Failures.Allow(clientKey(claimedID)); !ok {
+			wait = max(wait, w)
+		}
+	}
+	if wait > 0 {
+		return tooManyFailures(wait)
+	}
+	return nil
+}
+
+func tooManyFailures(wait time.Duration) *Error {
+	return &Error{Kind: KindRateLimited, Code: CodeRateLimited,
+		Description: "too many failed client authentications; retry later", RetryAfter: wait}
+}
+
+// allowCall applies the per-client limit to an authenticated introspection
+// or revocation, in a bucket of its own per endpoint, so that neither can
+// be used without limit nor spend the client's token requests.
+func (s *Service) allowCall(endpoint string, caller *clients.Client) error {
+	if s.Limiter == nil {
+		return nil
+	}
+	if ok, wait := s.Limiter.Allow(endpoint + "\x00" + caller.ID); !ok {
+		return &Error{Kind: KindRateLimited, Code: CodeRateLimited,
+			Description: "too many " + endpoint + " requests; retry later", RetryAfter: wait}
+	}
+	return nil
+}
