@@ -118,9 +118,11 @@ func TestEdgeCases(t *testing.T) {
 // ignored.
 func TestUnmodeledTargetKeyword(t *testing.T) {
 	runRuleCases(t, []ruleCase{
-		{name: "$dynamicRef", src: `{"type":"string"}`,
+		{name: "$dynamicRef in one resource is followed", src: `{"type":"string"}`,
+			tgt: `{"$defs":{"s":{"$dynamicAnchor":"s","type":"string"}},"$dynamicRef":"#s"}`},
+		{name: "$dynamicRef in one resource is followed to a refusal", src: `{"type":"integer"}`,
 			tgt:  `{"$defs":{"s":{"$dynamicAnchor":"s","type":"string"}},"$dynamicRef":"#s"}`,
-			want: []string{"warning cannot_prove  /$dynamicRef: cannot prove source fits target: the keyword is not modeled ($dynamicRef)"}},
+			want: []string{"error type_mismatch /type /$defs/s/type: source is integer but target expects string"}},
 		{name: "vendor keyword", src: `{"type":"string"}`, tgt: `{"type":"string","x-order":3}`},
 		{name: "annotations", src: `{"type":"string"}`, tgt: `{"type":"string","title":"t","description":"d","default":"x","examples":["y"],"readOnly":true,"deprecated":true,"$comment":"c"}`},
 	})

@@ -43,8 +43,10 @@ func TestCombinators(t *testing.T) {
 			tgt:  `{"if":{"properties":{"k":{"const":"a"}},"required":["k"]},"then":{"required":["n"]}}`,
 			want: []string{"warning cannot_prove  /if: cannot prove source fits target: the source may or may not meet the condition (if)"}},
 		{name: "source if/then/else branches", src: `{"type":"integer","if":{"minimum":5},"then":{"maximum":10},"else":{"minimum":0}}`,
+			tgt: `{"type":"integer","minimum":0,"maximum":10}`},
+		{name: "source else branch outside the target", src: `{"type":"integer","if":{"minimum":5},"then":{"maximum":10},"else":{"minimum":-3}}`,
 			tgt:  `{"type":"integer","minimum":0,"maximum":10}`,
-			want: []string{"warning cannot_prove /if : cannot prove source fits target: the source's else branch, without its condition, does not fit (if)"}},
+			want: []string{"error range_mismatch /else/minimum /minimum: source allows values < 0 but target requires ≥ 0"}},
 		{name: "source if/then/else: both branches fit", src: `{"type":"integer","if":{"minimum":5},"then":{"maximum":10},"else":{"minimum":0,"maximum":4}}`,
 			tgt: `{"type":"integer","minimum":0,"maximum":10}`},
 	})

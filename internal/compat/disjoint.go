@@ -24,9 +24,16 @@ func (r *run) disjoint(s view, t node, depth int) bool {
 		b, isBool := t.v.(bool)
 		return isBool && !b
 	}
+	// The source excludes t itself (not, another oneOf branch, a failed
+	// condition).
+	for _, g := range s.neg {
+		if sameSchema(side{r.src, g}, side{r.tgt, t}) {
+			return true
+		}
+	}
 	// t is a conjunction: meeting any one conjunct is impossible suffices.
 	if ref, ok := t.m["$ref"].(string); ok {
-		if v, ptr, err := r.tgt.Resolve(ref); err == nil && depth < maxDisjointDepth {
+		if v, ptr, err := r.tgt.ResolveFrom(t.ptr, ref); err == nil && depth < maxDisjointDepth {
 			if r.disjoint(s, newNode(v, ptr), depth+1) {
 				return true
 			}
@@ -60,6 +67,9 @@ func (r *run) disjoint(s view, t node, depth int) bool {
 	if common == 0 {
 		return true
 	}
+	if r.excludesValues(s, t) {
+		return true
+	}
 	if vals, ok := r.finiteValues(s, false); ok {
 		for _, v := range vals {
 			r.budget--
@@ -89,4 +99,55 @@ func (r *run) disjoint(s view, t node, depth int) bool {
 		}
 	}
 	return false
+}
+
+// excludesValues: t is finite (const or enum) and the source rejects every
+// one of its values.
+func (r *run) excludesValues(s view, t node) bool {
+	var vals []any
+	if c, ok := t.m["const"]; ok {
+		vals = []any{c}
+	} else if e, ok := t.m["enum"].([]any); ok {
+		vals = e
+	} else {
+		return false
+	}
+	if len(vals) > maxFiniteValues {
+		return false
+	}
+	for _, v := range vals {
+		if !exactValue(v) {
+			return false
+		}
+		if KindOf(v)&s.types == 0 {
+			continue
+		}
+		r.budget -= len(s.conj) + len(s.neg)
+		in := true
+		for _, n := range s.conj {
+			if n.synthetic {
+				continue
+			}
+			ok, decided := validates(r.src, n.ptr, v)
+			if !decided {
+				return false
+			}
+			if !ok {
+				in = false
+				break
+			}
+		}
+		for _, g := range s.neg {
+			if !in {
+				break
+			}
+			if ok, decided := validates(r.src, g.ptr, v); decided && ok {
+				in = false
+			}
+		}
+		if in {
+			return false
+		}
+	}
+	return true
 }

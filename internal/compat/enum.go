@@ -37,6 +37,9 @@ func (r *run) finiteValues(s view, ranges bool) ([]any, bool) {
 		r.budget -= len(s.conj)
 		valid := true
 		for _, n := range s.conj {
+			if n.synthetic {
+				continue // implied by a negation, checked below
+			}
 			ok, decided := validates(r.src, n.ptr, v)
 			if !decided {
 				return nil, false
@@ -44,6 +47,14 @@ func (r *run) finiteValues(s view, ranges bool) ([]any, bool) {
 			if !ok {
 				valid = false
 				break
+			}
+		}
+		for _, g := range s.neg {
+			if !valid {
+				break
+			}
+			if ok, decided := validates(r.src, g.ptr, v); decided && ok {
+				valid = false // excluded by a negation
 			}
 		}
 		if valid {

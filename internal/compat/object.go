@@ -236,26 +236,10 @@ func (r *run) propertyNames(s view, t node, p path) []finding {
 }
 
 // propertyCounts compares minProperties/maxProperties with what the source
-// guarantees: its required names and own bounds, and for a closed source
-// the number of names it can have at all.
+// guarantees.
 func (r *run) propertyCounts(s view, t node, p path) []finding {
 	var out []finding
-	lo, loPtr := intKeyword(s, "minProperties", true)
-	if n := big.NewInt(int64(len(r.srcRequired(s)))); lo == nil || n.Cmp(lo) > 0 {
-		lo, loPtr = n, r.srcKeywordPtr(s, "required")
-	}
-	hi, hiPtr := intKeyword(s, "maxProperties", false)
-	if _, open := r.srcExtra(s); !open && len(r.srcPatterns(s)) == 0 {
-		count := 0
-		for _, name := range r.srcNames(s) {
-			if pv, _ := r.srcProp(s, name); r.possible(pv) {
-				count++
-			}
-		}
-		if n := big.NewInt(int64(count)); hi == nil || n.Cmp(hi) < 0 {
-			hi, hiPtr = n, r.srcKeywordPtr(s, "additionalProperties")
-		}
-	}
+	lo, hi, loPtr, hiPtr := r.srcPropertyCounts(s)
 	if tmin, ok := intOf(t.m["minProperties"]); ok && lo.Cmp(tmin) < 0 {
 		out = append(out, r.report(verdict.SeverityError, verdict.CodeSizeMismatch, loPtr, t.ptr+"/minProperties", p,
 			"%s may have fewer than %s properties, the minProperties of %s", srcMark, tmin, tgtMark))
@@ -267,11 +251,39 @@ func (r *run) propertyCounts(s view, t node, p path) []finding {
 	return out
 }
 
+// srcPropertyCounts bounds the source's number of properties: at least its
+// required names and own minProperties; at most its maxProperties and, for
+// a closed source, the names it can have at all (hi nil: unbounded).
+func (r *run) srcPropertyCounts(s view) (lo, hi *big.Int, loPtr, hiPtr string) {
+	lo, loPtr = intKeyword(s, "minProperties", true)
+	if n := big.NewInt(int64(len(r.srcRequired(s)))); lo == nil || n.Cmp(lo) > 0 {
+		lo, loPtr = n, r.srcKeywordPtr(s, "required")
+	}
+	hi, hiPtr = intKeyword(s, "maxProperties", false)
+	if _, open := r.srcExtra(s); !open && len(r.srcPatterns(s)) == 0 {
+		count := 0
+		for _, name := range r.srcNames(s) {
+			if pv, _ := r.srcProp(s, name); r.possible(pv) {
+				count++
+			}
+		}
+		if n := big.NewInt(int64(count)); hi == nil || n.Cmp(hi) < 0 {
+			hi, hiPtr = n, r.srcKeywordPtr(s, "additionalProperties")
+		}
+	}
+	return lo, hi, loPtr, hiPtr
+}
+
 // dependencies covers dependentRequired, dependentSchemas and draft-07's
-// dependencies (which the validator honours in every dialect).
+// dependencies (which the validator honours in every dialect; the other
+// two exist only in 2020-12).
 func (r *run) dependencies(s view, t node, p path) []finding {
 	var out []finding
-	for _, kw := range []string{"dependentRequired", "dependentSchemas", "dependencies"} {
+	kws := []string{"dependentRequired", "dependentSchemas", "dependencies"}
+	if r.tgtD7 {
+		kws = kws[2:]
+	}
+	for _, kw := range kws {
 		deps, _ := t.m[kw].(map[string]any)
 		for _, key := range slices.Sorted(maps.Keys(deps)) {
 			if pv, _ := r.srcProp(s, key); !r.possible(pv) {
@@ -285,31 +297,21 @@ func (r *run) dependencies(s view, t node, p path) []finding {
 			if !ok {
 				continue
 			}
-			fs := r.sub(s, d, p)
-			if len(fs) == 0 || r.srcRequired(s)[key] != "" {
-				out = append(out, fs...)
-				continue
-			}
-			out = append(out, r.cannotProve(r.srcPtr(s), d.ptr, p, kw, "the source may have "+quote(key)+" without fitting the dependent schema")...)
+			// Only objects that have the trigger must fit: the source
+			// narrowed to them (its own dependentSchemas then apply).
+			with := s
+			with.types &= KindObject
+			with.req = append(slices.Clip(s.req), key)
+			out = append(out, r.sub(with, d, p)...)
 		}
 	}
 	return out
 }
 
 func (r *run) dependentRequired(s view, t node, p path, kw, key string, names []any) []finding {
-	have := r.srcRequired(s)
-	for _, n := range s.conj {
-		for _, k := range []string{"dependentRequired", "dependencies"} {
-			if k == "dependentRequired" && r.srcD7 {
-				continue
-			}
-			if m, ok := n.m[k].(map[string]any); ok {
-				for _, name := range stringList(m[key]) {
-					have[name] = n.ptr + "/" + k
-				}
-			}
-		}
-	}
+	with := s
+	with.req = append(slices.Clip(s.req), key)
+	have := r.srcRequired(with)
 	var out []finding
 	for _, name := range stringList(names) {
 		if have[name] == "" {

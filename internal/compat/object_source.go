@@ -7,13 +7,40 @@ import (
 
 // What the source's conjuncts say about its object members.
 
-// srcRequired maps each name some source conjunct requires to where.
+// srcRequired maps each name the source guarantees an object has to where
+// it is stated: required of some conjunct, the view's own names, and the
+// closure under dependentRequired (and draft-07's list-valued
+// dependencies) of those.
 func (r *run) srcRequired(s view) map[string]string {
 	out := map[string]string{}
+	for _, name := range s.req {
+		out[name] = r.srcPtr(s)
+	}
 	for _, n := range s.conj {
 		for _, name := range stringList(n.m["required"]) {
 			if out[name] == "" {
 				out[name] = n.ptr + "/required"
+			}
+		}
+	}
+	for grown := true; grown; {
+		grown = false
+		for _, n := range s.conj {
+			for _, kw := range []string{"dependentRequired", "dependencies"} {
+				if kw == "dependentRequired" && r.srcD7 {
+					continue
+				}
+				deps, _ := n.m[kw].(map[string]any)
+				for _, key := range slices.Sorted(maps.Keys(deps)) {
+					if out[key] == "" {
+						continue
+					}
+					for _, name := range stringList(deps[key]) {
+						if out[name] == "" {
+							out[name], grown = n.ptr+"/"+kw, true
+						}
+					}
+				}
 			}
 		}
 	}

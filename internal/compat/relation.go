@@ -26,6 +26,40 @@ type run struct {
 	// descending is a loop that proves nothing.
 	inProgress map[string]int
 	depth      int
+
+	// pruneDepth bounds the emptiness rules' look into members; negCheck is
+	// set while a source negation is being tested (see sourceNot).
+	pruneDepth int
+	negCheck   int
+	started    bool
+	caches     *runCaches
+}
+
+// runCaches hold source-only answers within one Check, shared by the
+// nested runs of asSource (same source document).
+type runCaches struct {
+	pruned      map[string]Kinds
+	contradicts map[string]bool
+	universal   map[universalKey]bool
+}
+
+type universalKey struct{ digest, ptr string }
+
+func newRunCaches() *runCaches {
+	return &runCaches{pruned: map[string]Kinds{}, contradicts: map[string]bool{}, universal: map[universalKey]bool{}}
+}
+
+// acceptsAll is the universality law for a node of either document,
+// remembered within the Check.
+func (r *run) acceptsAll(doc *schema.Schema, n node) bool {
+	k := universalKey{doc.Digest, n.ptr}
+	if v, ok := r.caches.universal[k]; ok {
+		return v
+	}
+	r.budget--
+	v := acceptsAll(doc, n, 0)
+	r.caches.universal[k] = v
+	return v
 }
 
 // spend takes one step of the budget. Once it is used up the caller stops
@@ -45,6 +79,14 @@ func (r *run) sub(s view, t node, p path) []finding {
 	if !r.spend() {
 		return nil
 	}
+	if !r.started {
+		// S ⊆ S whatever S holds: one document, one pointer, one scope.
+		r.started = true
+		r.caches = newRunCaches()
+		if len(s.conj) == 1 && r.src.Digest == r.tgt.Digest && s.conj[0].ptr == t.ptr {
+			return nil
+		}
+	}
 	s, empty := r.normalize(s)
 	if empty {
 		return nil
@@ -59,6 +101,9 @@ func (r *run) sub(s view, t node, p path) []finding {
 		}
 		return r.errorf(verdict.CodeTargetAcceptsNothing, r.srcPtr(s), t.ptr, p, "%s may have a value but %s accepts none (false schema)", srcMark, tgtMark)
 	}
+	if r.reflexive(s, t) || r.acceptsAll(r.tgt, t) {
+		return nil
+	}
 	key := s.key(t)
 	if d, ok := r.inProgress[key]; ok {
 		if r.depth > d {
@@ -69,23 +114,107 @@ func (r *run) sub(s view, t node, p path) []finding {
 	r.inProgress[key] = r.depth
 	defer delete(r.inProgress, key)
 
+	if r.sourceContradicts(s) {
+		return nil
+	}
 	if t.skip == 0 {
 		if vals, ok := r.finiteValues(s, t.m["enum"] != nil || t.m["const"] != nil); ok {
 			return r.checkValues(s, vals, t, p)
 		}
 	}
-	if branches, widened, ok := r.splitSource(s); ok {
+	if branches, ok := r.splitSource(s); ok {
 		var out []finding
-		for i, b := range branches {
-			fs := r.sub(b, t, p)
-			if i == widened {
-				fs = r.unproven(fs, s, t, p)
-			}
-			out = append(out, fs...)
+		for _, b := range branches {
+			out = append(out, r.sub(b, t, p)...)
 		}
 		return out
 	}
-	return r.subTarget(s, t, p)
+	fs := r.subTarget(s, t, p)
+	if len(fs) > 0 && len(s.neg) > 0 && r.sourceNot(s, t, p) {
+		return nil
+	}
+	return fs
+}
+
+// reflexive: some source conjunct is the target schema itself. Every
+// instance of the view satisfies each conjunct in full (split keywords
+// only narrow it further), so the view fits.
+func (r *run) reflexive(s view, t node) bool {
+	for _, n := range s.conj {
+		if sameSchema(side{r.src, n}, side{r.tgt, t}) {
+			return true
+		}
+	}
+	return false
+}
+
+// asSource runs f with the target side set to the source document, for
+// questions about the source alone (is s inside one of its own negated
+// schemas?). The step budget is shared; assumptions are not.
+func (r *run) asSource(f func(c *run) bool) bool {
+	c := *r
+	c.tgt, c.tgtD7 = r.src, r.srcD7
+	c.inProgress = map[string]int{}
+	c.negCheck++
+	ok := f(&c)
+	r.budget, r.exhausted = c.budget, r.exhausted || c.exhausted
+	return ok
+}
+
+// maxNegChecks bounds nested negation tests.
+const maxNegChecks = 2
+
+// sourceContradicts: s lies inside a schema it negates, so it is empty (a
+// conjunction holding a schema and its negation, written differently).
+func (r *run) sourceContradicts(s view) bool {
+	if r.negCheck >= maxNegChecks {
+		return false
+	}
+	key := s.srcKey()
+	if v, ok := r.caches.contradicts[key]; ok {
+		return v
+	}
+	found := false
+	for _, g := range s.neg {
+		if r.asSource(func(c *run) bool { return len(c.sub(s, g, path{})) == 0 }) {
+			found = true
+			break
+		}
+	}
+	if r.negCheck == 0 {
+		r.caches.contradicts[key] = found
+	}
+	return found
+}
+
+// sourceNot is the law s ∧ ¬n ⊆ t when s ⊆ t ∨ n, decided kind by kind:
+// every kind of s either fits t or lies inside a negated schema.
+func (r *run) sourceNot(s view, t node, p path) bool {
+	if r.negCheck >= maxNegChecks {
+		return false
+	}
+	kinds := splitKinds(s.types)
+	if len(kinds) < 2 {
+		return false // the whole source was tried by sourceContradicts
+	}
+	for _, k := range kinds {
+		part := s
+		part.types = k
+		if len(r.sub(part, t, p)) == 0 {
+			continue
+		}
+		inside := false
+		for _, g := range s.neg {
+			if r.asSource(func(c *run) bool { return len(c.sub(part, g, path{})) == 0 }) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			return false
+		}
+	}
+	return true
 }
 
 // descend runs a comparison one structural level down (a property or an
@@ -97,11 +226,10 @@ func (r *run) descend(s view, t node, p path) []finding {
 }
 
 // splitSource turns a disjunction in the source into branches, each of
-// which must fit: anyOf and oneOf (an instance satisfies at least one
-// branch), and if/then/else (an instance satisfies if∧then or else).
-// widened is the index of a branch that is larger than the real one (the
-// else branch, without "not if"), or -1.
-func (r *run) splitSource(s view) (branches []view, widened int, ok bool) {
+// which must fit; together they are exactly the source. anyOf: some branch
+// holds; oneOf: one branch holds and the others do not; if/then/else: the
+// condition and then, or else and not the condition.
+func (r *run) splitSource(s view) (branches []view, ok bool) {
 	for i, n := range s.conj {
 		for _, kw := range []struct {
 			name string
@@ -110,11 +238,20 @@ func (r *run) splitSource(s view) (branches []view, widened int, ok bool) {
 			if _, ok := n.m[kw.name]; !ok || n.skip&kw.bit != 0 {
 				continue
 			}
+			bs := n.schemas(kw.name)
 			var out []view
-			for _, b := range n.schemas(kw.name) {
-				out = append(out, s.with(i, kw.bit, b))
+			for j, b := range bs {
+				v := s.with(i, kw.bit, b)
+				if kw.bit == skOneOf {
+					for k, other := range bs {
+						if k != j {
+							v.neg = append(v.neg, other)
+						}
+					}
+				}
+				out = append(out, v)
 			}
-			return out, -1, true
+			return out, true
 		}
 		if n.skip&skIf != 0 {
 			continue
@@ -128,32 +265,18 @@ func (r *run) splitSource(s view) (branches []view, widened int, ok bool) {
 		if !hasThen && !hasElse {
 			continue
 		}
-		var out []view
 		yes := s.with(i, skIf, cond)
 		if hasThen {
 			yes.conj = append(yes.conj, then)
 		}
-		out = append(out, yes)
 		no := s.with(i, skIf)
 		if hasElse {
-			no.conj = append(no.conj, els) // dropping "not if" only widens
+			no.conj = append(no.conj, els)
 		}
-		return append(out, no), len(out), true
+		no.neg = append(no.neg, cond)
+		return []view{yes, no}, true
 	}
-	return nil, -1, false
-}
-
-// unproven turns the errors of a widened source branch into one
-// cannot_prove: a witness there may not be a real source instance.
-func (r *run) unproven(fs []finding, s view, t node, p path) []finding {
-	var out []finding
-	for _, f := range fs {
-		if f.sev == verdict.SeverityError {
-			return append(r.cannotProve(r.srcKeywordPtr(s, "if"), t.ptr, p, "if", "the source's else branch, without its condition, does not fit"), out...)
-		}
-		out = append(out, f)
-	}
-	return out
+	return nil, false
 }
 
 // with copies s, marks keyword bit of conjunct i as consumed and adds
@@ -162,7 +285,7 @@ func (s view) with(i int, bit uint16, extra ...node) view {
 	conj := make([]node, len(s.conj), len(s.conj)+len(extra)+1)
 	copy(conj, s.conj)
 	conj[i].skip |= bit
-	return view{conj: append(conj, extra...), types: s.types, at: s.at}
+	return view{conj: append(conj, extra...), neg: slices.Clip(s.neg), req: s.req, types: s.types, at: s.at}
 }
 
 // subTarget splits the target into its conjuncts: $ref, allOf, and the
@@ -171,7 +294,7 @@ func (s view) with(i int, bit uint16, extra ...node) view {
 func (r *run) subTarget(s view, t node, p path) []finding {
 	var out []finding
 	if ref, ok := t.m["$ref"].(string); ok && t.skip&skRef == 0 {
-		v, ptr, err := r.tgt.Resolve(ref)
+		v, ptr, err := r.tgt.ResolveFrom(t.ptr, ref)
 		if err != nil {
 			return r.cannotProve(r.srcPtr(s), t.ptr+"/$ref", p, "$ref", "the reference does not resolve")
 		}
@@ -181,6 +304,21 @@ func (r *run) subTarget(s view, t node, p path) []finding {
 		}
 		out = append(out, r.sub(s, refd, p)...)
 		t.skip |= skRef
+	}
+	if !r.tgtD7 && t.skip&skDynRef == 0 {
+		for _, kw := range dynamicRefKeywords {
+			ref, ok := t.m[kw].(string)
+			if !ok {
+				continue
+			}
+			v, ptr, static := r.tgt.ResolveDynamic(t.ptr, ref)
+			if !static {
+				out = append(out, r.cannotProve(r.srcPtr(s), t.ptr+"/"+kw, p, kw, "its target depends on the dynamic scope")...)
+				continue
+			}
+			out = append(out, r.sub(s, newNode(v, ptr), p)...)
+		}
+		t.skip |= skDynRef
 	}
 	// Marking an applicator consumed once checked keeps it from being checked
 	// again when t is passed on.
@@ -207,7 +345,7 @@ func (r *run) subTarget(s view, t node, p path) []finding {
 func (r *run) keywords(s view, t node, p path) []finding {
 	var out []finding
 	for _, kw := range slices.Sorted(maps.Keys(t.m)) {
-		if targetUnmodeled[kw] {
+		if keywordClass(kw, r.tgtD7) == classUnmodeled {
 			out = append(out, r.cannotProve(r.srcPtr(s), t.ptr+"/"+schema.EscapeToken(kw), p, kw, "the keyword is not modeled")...)
 		}
 	}

@@ -14,7 +14,11 @@ func TestStrings(t *testing.T) {
 			want: []string{`warning cannot_prove /pattern /pattern: cannot prove source fits target: the source does not declare the same pattern "^[a-z]*$" (pattern)`}},
 		{name: "same format", src: `{"type":"string","format":"email"}`, tgt: `{"type":"string","format":"email"}`},
 		{name: "format absent in target", src: `{"type":"string","format":"email"}`, tgt: `{"type":"string"}`},
-		{name: "format absent in source", src: `{"type":"string"}`, tgt: `{"type":"string","format":"email"}`,
+		{name: "format is an annotation in a 2020-12 target", src: `{"type":"string"}`, tgt: `{"type":"string","format":"email"}`},
+		{name: "format absent in the source of a draft-07 target", src: `{"type":"string"}`, tgt: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"string","format":"email"}`,
 			want: []string{`warning cannot_prove  /format: cannot prove source fits target: the source does not declare format "email" (format)`}},
+		{name: "a 2020-12 format proves nothing to draft-07", src: `{"type":"string","format":"email"}`, tgt: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"string","format":"email"}`,
+			want: []string{`warning cannot_prove /format /format: cannot prove source fits target: the source's format "email" is an annotation in 2020-12, which draft-07 asserts (format)`}},
+		{name: "draft-07 format into draft-07", src: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"string","format":"email"}`, tgt: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"string","format":"email"}`},
 	})
 }

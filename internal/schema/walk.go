@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-type refAt struct{ ref, at string }
+type refAt struct{ keyword, ref, at string }
 
 // walker checks what cannot be left to the compiler: the object count bound,
 // number literals, and that every reference ($ref, $dynamicRef,
@@ -38,9 +38,7 @@ func (w *walker) walk(v any, pointer string, root bool) error {
 			if !strings.HasPrefix(ref, "#") {
 				return &Error{Kind: ErrRemoteRef, Pointer: pointer + "/" + EscapeToken(kw), Detail: fmt.Sprintf("%q: only local references (#…) are allowed", ref)}
 			}
-			if kw == "$ref" {
-				w.refs = append(w.refs, refAt{ref, pointer + "/$ref"})
-			}
+			w.refs = append(w.refs, refAt{kw, ref, pointer + "/" + EscapeToken(kw)})
 		}
 		if id, ok := v["$id"].(string); ok && !root && !strings.HasPrefix(id, "#") {
 			return &Error{Kind: ErrRemoteRef, Pointer: pointer + "/$id", Detail: fmt.Sprintf("%q: embedded resources with their own $id are not supported", id)}

@@ -1,0 +1,198 @@
+package compat
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/typeward/typeward/internal/schema"
+)
+
+// maxEqualSteps bounds one structural comparison; beyond it the schemas are
+// treated as different, which only costs a proof.
+const maxEqualSteps = 4096
+
+// side is a document and the pointer of one of its subschemas.
+type side struct {
+	doc *schema.Schema
+	n   node
+}
+
+// sameSchema reports that a and b are the same schema: keyword by keyword
+// equal, annotations aside, with references compared by where they land.
+// Equal schemas accept the same instances, so S ⊆ S holds whatever S
+// holds (the reflexivity law), including keywords no rule models. A pair
+// met again while comparing is assumed equal: the comparison is a
+// bisimulation, so recursive schemas compare in finite time.
+func sameSchema(a, b side) bool {
+	if a.doc.Dialect != b.doc.Dialect {
+		return false
+	}
+	if a.doc.Digest == b.doc.Digest && a.n.ptr == b.n.ptr && !a.doc.DynamicScoped() && !a.n.synthetic && !b.n.synthetic {
+		return true
+	}
+	e := &equality{a: a.doc, b: b.doc, assumed: map[[2]string]bool{}, steps: maxEqualSteps}
+	return e.schemas(a.n.v, a.n.ptr, b.n.v, b.n.ptr)
+}
+
+type equality struct {
+	a, b    *schema.Schema
+	assumed map[[2]string]bool
+	steps   int
+}
+
+func (e *equality) schemas(av any, ap string, bv any, bp string) bool {
+	if e.steps--; e.steps < 0 {
+		return false
+	}
+	am, aObj := av.(map[string]any)
+	bm, bObj := bv.(map[string]any)
+	if !aObj || !bObj {
+		ab, aBool := av.(bool)
+		bb, bBool := bv.(bool)
+		switch {
+		case aBool && bBool:
+			return ab == bb
+		case aBool:
+			return ab && e.vacuous(bm)
+		case bBool:
+			return bb && e.vacuous(am)
+		}
+		return false
+	}
+	pair := [2]string{ap, bp}
+	if e.assumed[pair] {
+		return true
+	}
+	e.assumed[pair] = true
+	d7 := e.a.Dialect == schema.Draft7
+	for kw := range bm {
+		if _, inA := am[kw]; !inA && !ignoredInComparison(kw, d7) {
+			return false
+		}
+	}
+	for kw, x := range am {
+		if ignoredInComparison(kw, d7) {
+			continue
+		}
+		y, inB := bm[kw]
+		if !inB || !e.keyword(kw, x, ap, y, bp, d7) {
+			return false
+		}
+	}
+	return true
+}
+
+// vacuous: an object schema with nothing but annotations, which accepts
+// everything, as `true` does.
+func (e *equality) vacuous(m map[string]any) bool {
+	d7 := e.a.Dialect == schema.Draft7
+	for kw := range m {
+		if !ignoredInComparison(kw, d7) {
+			return false
+		}
+	}
+	return true
+}
+
+// ignoredInComparison: keywords that never change which instances a
+// schema accepts once references are compared by target: annotations,
+// identifiers and anchors (references are followed, not compared as
+// text), and definitions (they matter only through references).
+func ignoredInComparison(kw string, d7 bool) bool {
+	switch kw {
+	case "$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$defs", "definitions", "$schema", "$vocabulary":
+		return true
+	}
+	return keywordClass(kw, d7) == classAnnotation || keywordClass(kw, d7) == classUnknown
+}
+
+func (e *equality) keyword(kw string, x any, ap string, y any, bp string, d7 bool) bool {
+	at := func(p string) string { return p + "/" + schema.EscapeToken(kw) }
+	switch kw {
+	case "$ref":
+		return e.refs(x, ap, y, bp, false)
+	case "$dynamicRef", "$recursiveRef":
+		return e.refs(x, ap, y, bp, true)
+	case "required":
+		return sameStringSet(x, y)
+	}
+	switch schemaPosition(kw, d7, x) {
+	case posSchema:
+		return e.schemas(x, at(ap), y, at(bp))
+	case posList:
+		xs, _ := x.([]any)
+		ys, _ := y.([]any)
+		if len(xs) != len(ys) {
+			return false
+		}
+		for i := range xs {
+			if !e.schemas(xs[i], at(ap)+"/"+strconv.Itoa(i), ys[i], at(bp)+"/"+strconv.Itoa(i)) {
+				return false
+			}
+		}
+		return true
+	case posMap:
+		xm, _ := x.(map[string]any)
+		ym, _ := y.(map[string]any)
+		if len(xm) != len(ym) {
+			return false
+		}
+		for _, k := range slices.Sorted(maps.Keys(xm)) {
+			yv, ok := ym[k]
+			if !ok {
+				return false
+			}
+			xv := xm[k]
+			if _, isList := xv.([]any); isList { // dependencies: a list of names
+				if !sameStringSet(xv, yv) {
+					return false
+				}
+				continue
+			}
+			if !e.schemas(xv, at(ap)+"/"+schema.EscapeToken(k), yv, at(bp)+"/"+schema.EscapeToken(k)) {
+				return false
+			}
+		}
+		return true
+	}
+	return jsonEqual(x, y)
+}
+
+func (e *equality) refs(x any, ap string, y any, bp string, dynamic bool) bool {
+	xr, xok := x.(string)
+	yr, yok := y.(string)
+	if !xok || !yok {
+		return jsonEqual(x, y)
+	}
+	var xv, yv any
+	var xp, yp string
+	if dynamic {
+		var ok1, ok2 bool
+		xv, xp, ok1 = e.a.ResolveDynamic(ap, xr)
+		yv, yp, ok2 = e.b.ResolveDynamic(bp, yr)
+		if !ok1 || !ok2 {
+			return false
+		}
+	} else {
+		var err1, err2 error
+		xv, xp, err1 = e.a.ResolveFrom(ap, xr)
+		yv, yp, err2 = e.b.ResolveFrom(bp, yr)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+	}
+	return e.schemas(xv, xp, yv, yp)
+}
+
+func sameStringSet(x, y any) bool {
+	xs, ys := stringList(x), stringList(y)
+	xa, _ := x.([]any)
+	ya, _ := y.([]any)
+	if len(xs) != len(xa) || len(ys) != len(ya) {
+		return jsonEqual(x, y)
+	}
+	slices.Sort(xs)
+	slices.Sort(ys)
+	return slices.Equal(slices.Compact(xs), slices.Compact(ys))
+}
