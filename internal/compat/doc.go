@@ -7,17 +7,30 @@
 // not decide, or one of the soft findings below. It is sound: "no Issue" is
 // only returned when every rule on the way proved its part.
 //
-// How it works. The source is a set of conjuncts (allOf and $ref with
-// siblings are flattened; draft-07 ignores $ref siblings, as the validator
-// does); source disjunctions (anyOf, oneOf, if/then/else) are split and
-// every branch must fit. The target is split into its conjuncts ($ref,
-// allOf, anyOf, oneOf, not, if) and its plain keywords, each checked
-// against the source. A finite source (const, enum, null/boolean, or a
-// small integer range against an enum target) is decided value by value by
-// the real validator. Recursion on either side is handled coinductively:
-// a comparison met again below a property or an item is assumed, one met
-// again without descending proves nothing. Every check runs within a step
-// budget; exhausting it is cannot_prove.
+// How it works. The source is a view: a set of conjuncts (allOf, $ref with
+// siblings, static $dynamicRef, dependentSchemas whose trigger is required;
+// draft-07 ignores $ref siblings, as the validator does), negated schemas
+// (not, the other branches of a split oneOf, the failed condition of an
+// else) and required names. Source disjunctions (anyOf, oneOf,
+// if/then/else) are split into branches that together are exactly the
+// source, and every branch must fit. The target is split into its
+// conjuncts ($ref, allOf, anyOf, oneOf, not, if) and its plain keywords,
+// each checked against the source. A finite source (const, enum,
+// null/boolean, or a small integer range against an enum target) is
+// decided value by value by the real validator. Recursion on either side is
+// handled coinductively: a comparison met again below a property or an
+// item is assumed, one met again without descending proves nothing. Every
+// check runs within a step budget; exhausting it is cannot_prove.
+//
+// The laws hold before any rule: a source conjunct equal to the target
+// (canonical comparison with references followed, annotations aside)
+// fits it whatever it holds (reflexivity); a source no value satisfies
+// fits everything (emptiness: contradictory bounds of several conjuncts,
+// disjoint types, a conjunct that is also negated or implies its own
+// negation, a required name the object cannot have, size bounds against
+// closed objects); a target that accepts every value takes every source
+// (universality: true, {}, T ∨ ¬T). A source s ∧ ¬n fits t when each kind
+// of s fits t or lies inside n.
 //
 // Policy choices:
 //   - A target-required property that the source declares but does not
@@ -28,18 +41,21 @@
 //     WARNING undeclared_property: the source could carry anything there,
 //     but producers rarely emit undeclared fields. Additional properties
 //     into additionalProperties: false is an ERROR.
-//   - pattern and format are proven only by the same keyword in the source;
-//     otherwise cannot_prove (format also in 2020-12, where the validator
-//     treats it as an annotation: typeward is stricter than the validator).
-//     A 2020-12 source's format proves nothing to a draft-07 target, which
-//     asserts it: the source's values were never checked.
-//   - Keywords the validator ignores (annotations, vendor x-… keywords) are
-//     ignored; validating keywords that are not modeled ($dynamicRef,
-//     $recursiveRef, unevaluated* beside in-place applicators) are
-//     cannot_prove on the target side.
-//   - Source-only restrictions that are not modeled (not, dependentSchemas,
-//     …) are dropped, which widens the source: still sound for "compatible",
-//     but an ERROR then assumes the witness is not excluded by them.
+//   - pattern is proven by the same keyword in the source (or a finite
+//     source checked by the validator, or a target pattern every string
+//     matches); otherwise cannot_prove. format follows the validator:
+//     an annotation in 2020-12 (never rejects), an assertion in draft-07,
+//     proven there only by the same format in a draft-07 source.
+//   - keywords.go is the one table of every draft 2020-12 and draft-07
+//     keyword: modeled, annotation, or unmodeled; an unmodeled validating
+//     keyword on the target is cannot_prove naming it; annotations and
+//     unknown keywords (vendor x-…) are ignored, as the validator does.
+//     $dynamicRef/$recursiveRef are followed where the document has one
+//     resource (then they land where a $ref would); otherwise they are
+//     cannot_prove on the target and dropped from the source.
+//   - Source restrictions that are not modeled are dropped, which widens
+//     the source: still sound for "compatible", but an ERROR then assumes
+//     the witness is not excluded by them.
 //
 // Pointers in Issues are absolute in each document and name the innermost
 // keyword that disagrees: for an array of objects into an array of strings,
