@@ -89,6 +89,17 @@ func (r *run) srcItemCounts(s view) (lo, hi int, loPtr, hiPtr string) {
 			break
 		}
 	}
+	// Unique items drawn from a finite set: at most as many as the set.
+	if r.srcUnique(s) && r.srcTupleLen(s) == 0 {
+		item, empty := r.normalize(r.srcItem(s, 0))
+		vals, ok := r.finiteValues(item, false)
+		if empty {
+			vals, ok = nil, true
+		}
+		if ok && (hi < 0 || len(vals) < hi) {
+			hi, hiPtr = len(vals), r.srcKeywordPtr(s, "uniqueItems")
+		}
+	}
 	return lo, hi, loPtr, hiPtr
 }
 

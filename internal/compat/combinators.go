@@ -47,6 +47,19 @@ func (r *run) union(s view, t node, p path, keyword string, exclusive bool) []fi
 			return nil
 		}
 	}
+	if exclusive {
+		// Every instance meets two whole branches, so none meets exactly one.
+		var whole []int
+		for i := range branches {
+			if len(results[i]) == 0 {
+				whole = append(whole, i)
+			}
+		}
+		if len(whole) >= 2 {
+			return r.errorf(verdict.CodeNoBranchMatches, r.srcPtr(s), t.ptr+"/"+keyword, p,
+				"%s fits both branch %d and branch %d of %s, so no value matches exactly one (oneOf)", srcMark, whole[0], whole[1], tgtMark)
+		}
+	}
 	var live []int
 	var kinds Kinds
 	for i, b := range branches {

@@ -90,7 +90,7 @@ func (r *run) disjoint(s view, t node, depth int) bool {
 	}
 	props, _ := t.m["properties"].(map[string]any)
 	for _, name := range slices.Sorted(maps.Keys(props)) {
-		if req[name] == "" {
+		if !req[name] {
 			continue
 		}
 		tp, _ := t.child("properties", name)

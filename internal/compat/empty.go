@@ -69,6 +69,11 @@ func (r *run) pruneKinds(s view) view {
 		if lo, hi, _, _ := r.srcItemCounts(s); hi >= 0 && lo > hi {
 			s.types &^= KindArray
 		}
+		for _, n := range s.conj {
+			if c, ok := n.child("contains"); ok && !n.synthetic && rejectsAll(r.src, c, 0) && (r.srcD7 || !isZero(n.m["minContains"])) {
+				s.types &^= KindArray // no item can match
+			}
+		}
 	}
 	if s.types&KindObject != 0 && r.emptyObjects(s) {
 		s.types &^= KindObject
@@ -131,4 +136,9 @@ func (r *run) emptyObjects(s view) bool {
 	}
 	lo, hi, _, _ := r.srcPropertyCounts(s)
 	return hi != nil && lo.Cmp(hi) > 0
+}
+
+func isZero(v any) bool {
+	n, ok := intOf(v)
+	return ok && n.Sign() == 0
 }

@@ -76,6 +76,9 @@ func (r *run) candidates(s view, ranges bool) ([]any, bool) {
 	if s.types&^(KindNull|KindBoolean) == 0 {
 		return []any{nil, true, false}, true
 	}
+	if hi, _ := intKeyword(s, "maxLength", false); s.types == KindString && hi != nil && hi.Sign() == 0 {
+		return []any{""}, true
+	}
 	if ranges && s.types == KindInteger {
 		lo, hi := numberBounds(s)
 		if lo.v == nil || hi.v == nil {

@@ -48,7 +48,7 @@ var keywordTable = map[string]dialectClass{
 	"dependencies": both,
 	"items":        both, "prefixItems": only2020, "contains": both,
 	// 2020-12 replaced additionalItems by items; the validator ignores it there.
-	"additionalItems":       {classAnnotation, classModeled},
+	"additionalItems":       {classUnknown, classModeled},
 	"unevaluatedProperties": only2020, "unevaluatedItems": only2020,
 	// validation
 	"type": both, "enum": both, "const": both,

@@ -29,7 +29,7 @@ func (r *run) required(s view, t node, p path) []finding {
 	var out []finding
 	seen := map[string]bool{}
 	for _, name := range stringList(t.m["required"]) {
-		if seen[name] || req[name] != "" {
+		if seen[name] || req[name] {
 			continue
 		}
 		seen[name] = true
@@ -63,7 +63,7 @@ func (r *run) properties(s view, t node, p path) []finding {
 			out = append(out, r.descend(pv, tp, p.prop(name))...)
 			continue
 		}
-		if (slices.Contains(required, name) && srcReq[name] == "") || !r.possible(pv) {
+		if (slices.Contains(required, name) && !srcReq[name]) || !r.possible(pv) {
 			continue // reported as missing_required, or the source cannot have it
 		}
 		out = append(out, r.undeclared(pv, tp, p, "property "+quote(name))...)
@@ -311,10 +311,11 @@ func (r *run) dependencies(s view, t node, p path) []finding {
 func (r *run) dependentRequired(s view, t node, p path, kw, key string, names []any) []finding {
 	with := s
 	with.req = append(slices.Clip(s.req), key)
+	with, _ = r.normalize(with) // the trigger's own dependentSchemas apply
 	have := r.srcRequired(with)
 	var out []finding
 	for _, name := range stringList(names) {
-		if have[name] == "" {
+		if !have[name] {
 			out = append(out, r.report(verdict.SeverityError, verdict.CodeDependencyMissing, r.srcPtr(s), t.ptr+"/"+kw, p,
 				"%s may have %q without %q, which %s requires together (%s)", srcMark, key, name, tgtMark, kw))
 		}

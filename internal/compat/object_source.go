@@ -7,20 +7,17 @@ import (
 
 // What the source's conjuncts say about its object members.
 
-// srcRequired maps each name the source guarantees an object has to where
-// it is stated: required of some conjunct, the view's own names, and the
-// closure under dependentRequired (and draft-07's list-valued
-// dependencies) of those.
-func (r *run) srcRequired(s view) map[string]string {
-	out := map[string]string{}
+// srcRequired is the set of names the source guarantees an object has:
+// required of some conjunct, the view's own names, and the closure under
+// dependentRequired (and draft-07's list-valued dependencies) of those.
+func (r *run) srcRequired(s view) map[string]bool {
+	out := map[string]bool{}
 	for _, name := range s.req {
-		out[name] = r.srcPtr(s)
+		out[name] = true
 	}
 	for _, n := range s.conj {
 		for _, name := range stringList(n.m["required"]) {
-			if out[name] == "" {
-				out[name] = n.ptr + "/required"
-			}
+			out[name] = true
 		}
 	}
 	for grown := true; grown; {
@@ -32,12 +29,12 @@ func (r *run) srcRequired(s view) map[string]string {
 				}
 				deps, _ := n.m[kw].(map[string]any)
 				for _, key := range slices.Sorted(maps.Keys(deps)) {
-					if out[key] == "" {
+					if !out[key] {
 						continue
 					}
 					for _, name := range stringList(deps[key]) {
-						if out[name] == "" {
-							out[name], grown = n.ptr+"/"+kw, true
+						if !out[name] {
+							out[name], grown = true, true
 						}
 					}
 				}

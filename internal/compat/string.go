@@ -2,6 +2,7 @@ package compat
 
 import (
 	"math/big"
+	"regexp/syntax"
 
 	"github.com/typeward/typeward/internal/verdict"
 )
@@ -20,7 +21,7 @@ func (r *run) str(s view, t node, p path) []finding {
 		out = append(out, r.report(verdict.SeverityError, verdict.CodeLengthMismatch, orPtr(hiPtr, r.srcPtr(s)), t.ptr+"/maxLength", p,
 			"%s may be longer than %s characters, the maxLength of %s", srcMark, tmax, tgtMark))
 	}
-	if pat, ok := t.m["pattern"].(string); ok && !sourceStates(s, "pattern", pat) {
+	if pat, ok := t.m["pattern"].(string); ok && !sourceStates(s, "pattern", pat) && !r.matchesEveryString(pat) {
 		out = append(out, r.cannotProve(r.srcKeywordPtr(s, "pattern"), t.ptr+"/pattern", p, "pattern",
 			"the source does not declare the same pattern "+quote(pat))...)
 	}
@@ -80,4 +81,37 @@ func quote(s string) string {
 		s = s[:57] + "..."
 	}
 	return "\"" + s + "\""
+}
+
+// matchesEveryString: an unanchored pattern that matches the empty string
+// and has no assertion (a leading ^ aside) matches every string at its
+// start: ".*", "", "^a*", "x?".
+func (r *run) matchesEveryString(pat string) bool {
+	re := r.checker.regexps.get(pat)
+	if re == nil || !re.MatchString("") {
+		return false
+	}
+	tree, err := syntax.Parse(pat, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	if tree.Op == syntax.OpConcat && len(tree.Sub) > 0 && (tree.Sub[0].Op == syntax.OpBeginText || tree.Sub[0].Op == syntax.OpBeginLine) {
+		tree.Sub = tree.Sub[1:]
+	} else if tree.Op == syntax.OpBeginText || tree.Op == syntax.OpBeginLine {
+		return true
+	}
+	return !hasAssertion(tree)
+}
+
+func hasAssertion(t *syntax.Regexp) bool {
+	switch t.Op {
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, s := range t.Sub {
+		if hasAssertion(s) {
+			return true
+		}
+	}
+	return false
 }

@@ -174,7 +174,7 @@ func (r *run) normalize(s view) (out view, empty bool) {
 			for _, kw := range r.srcDependentSchemaKeywords() {
 				deps, _ := n.m[kw].(map[string]any)
 				for _, key := range slices.Sorted(maps.Keys(deps)) {
-					if req[key] == "" {
+					if !req[key] {
 						continue
 					}
 					if c, ok := n.child(kw, key); ok && !triggered[c.ptr] {
