@@ -289,7 +289,6 @@ func (r *run) srcPtr(s view) string {
 	return s.at
 }
 
-
 // flipped bounds: the negation of one bound is the opposite bound.
 var flippedBound = map[string]string{
 	"minimum": "exclusiveMaximum", "exclusiveMinimum": "maximum",
