@@ -39,7 +39,7 @@ func referenceEdge(b *testing.B) (Side, Side) {
 	if src.Schema == nil || tgt.Schema == nil {
 		b.Fatal("examples/registry.json lacks db_query or transform_csv")
 	}
-	if _, ok := NewSearcher(Budget{}, 0).Search(src, tgt); !ok {
+	if _, ok := NewSearcher(untimed, 0).Search(src, tgt); !ok {
 		b.Fatal("no witness on the reference edge")
 	}
 	return src, tgt

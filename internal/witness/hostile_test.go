@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // hostilePairs are sources built to make generation expensive: huge
@@ -24,11 +25,11 @@ func hostilePairs(t testing.TB) []pair {
 	for i := range enum {
 		enum[i] = fmt.Sprintf(`"v%d"`, i)
 	}
-	wide := make([]string, 300)
+	wide := make([]string, 150)
 	for i := range wide {
 		wide[i] = fmt.Sprintf(`"p%d":{"anyOf":[{"type":"string","pattern":"^(a|b)+c{2,9}$"},{"type":"integer","multipleOf":0.37},{"type":"array","items":{"$ref":"#"}}]}`, i)
 	}
-	branches := make([]string, 400)
+	branches := make([]string, 200)
 	for i := range branches {
 		branches[i] = fmt.Sprintf(`{"type":"object","properties":{"k":{"const":%d}},"required":["k"]}`, i)
 	}
@@ -42,7 +43,7 @@ func hostilePairs(t testing.TB) []pair {
 		{name: "mutual $ref", src: `{"$defs":{"a":{"properties":{"x":{"$ref":"#/$defs/b"}}},"b":{"properties":{"y":{"$ref":"#/$defs/a"}}}},"$ref":"#/$defs/a"}`, tgt: `{"type":["object","array","string","number","boolean","null"]}`},
 		{name: "contradictory source", src: `{"allOf":[{"type":"string"},{"type":"integer"}],"minimum":5,"maximum":1}`, tgt: `false`},
 		{name: "contradictory bounds deep inside", src: `{"type":"object","properties":{"a":{"type":"integer","minimum":5,"maximum":1}},"required":["a"]}`, tgt: `false`},
-		{name: "wide object", src: `{"type":"object","properties":{` + strings.Join(wide, ",") + `}}`, tgt: `{"type":"object","maxProperties":400}`},
+		{name: "wide object", src: `{"type":"object","properties":{` + strings.Join(wide, ",") + `}}`, tgt: `{"type":"object","maxProperties":200}`},
 		{name: "wide anyOf", src: `{"anyOf":[` + strings.Join(branches, ",") + `]}`, tgt: `{"type":"object","properties":{"k":{"maximum":1000}}}`},
 		{name: "huge minItems and minLength", src: `{"type":"object","properties":{"s":{"type":"string","minLength":100000},"a":{"type":"array","minItems":100000}},"required":["s","a"]}`, tgt: `false`},
 		{name: "tiny multipleOf", src: `{"type":"number","multipleOf":1e-300,"minimum":1e-299}`, tgt: `{"type":"integer"}`},
@@ -53,7 +54,7 @@ func TestHostilePairsStayWithinBudget(t *testing.T) {
 	const candidates = 256
 	for _, p := range hostilePairs(t) {
 		t.Run(p.name, func(t *testing.T) {
-			s := NewSearcher(Budget{Candidates: candidates}, 0)
+			s := NewSearcher(Budget{Candidates: candidates, Time: time.Minute}, 0)
 			f, ok, st := s.search(side(t, p.src, p.srcPtr), side(t, p.tgt, p.tgtPtr))
 			if st.tried > candidates {
 				t.Errorf("tried %d candidates, budget %d", st.tried, candidates)
@@ -85,12 +86,12 @@ func TestGeneratedValuesStaySmall(t *testing.T) {
 				if len(b) <= MaxValueBytes {
 					t.Errorf("%s: a value of %d bytes was refused", p.name, len(b))
 				}
-				return n < 400
+				return n < 200
 			}
 			if len(pool) < 8 {
 				pool = append(pool, v)
 			}
-			return n < 400
+			return n < 200
 		}
 		g.root(node{start, src.Pointer}, check)
 		for i := range 200 {

@@ -256,7 +256,7 @@ func TestIncompatiblePairsHaveWitnesses(t *testing.T) {
 	families := map[string]bool{}
 	for _, p := range incompatible {
 		t.Run(p.name, func(t *testing.T) {
-			s := NewSearcher(Budget{}, 0)
+			s := NewSearcher(untimed, 0)
 			f, ok, st := s.search(side(t, p.src, p.srcPtr), side(t, p.tgt, p.tgtPtr))
 			if !ok {
 				t.Fatalf("no witness after %d candidates (%d steps, timed out %v)", st.tried, st.steps, st.timedOut)
@@ -305,7 +305,7 @@ func writeGolden(t *testing.T, got map[string]string) {
 func TestCompatiblePairsYieldNothing(t *testing.T) {
 	for _, p := range compatible {
 		t.Run(p.name, func(t *testing.T) {
-			s := NewSearcher(Budget{Candidates: 256}, 0)
+			s := NewSearcher(Budget{Candidates: 256, Time: time.Minute}, 0)
 			f, ok, st := s.search(side(t, p.src, p.srcPtr), side(t, p.tgt, p.tgtPtr))
 			if ok {
 				b, _ := json.Marshal(f.Value)
@@ -323,8 +323,8 @@ func TestCompatiblePairsYieldNothing(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	for _, p := range incompatible {
 		src, tgt := side(t, p.src, p.srcPtr), side(t, p.tgt, p.tgtPtr)
-		a, okA := NewSearcher(Budget{}, 0).Search(src, tgt)
-		b, okB := NewSearcher(Budget{}, 0).Search(side(t, p.src, p.srcPtr), side(t, p.tgt, p.tgtPtr))
+		a, okA := NewSearcher(untimed, 0).Search(src, tgt)
+		b, okB := NewSearcher(untimed, 0).Search(side(t, p.src, p.srcPtr), side(t, p.tgt, p.tgtPtr))
 		ea, _ := json.Marshal(a.Value)
 		eb, _ := json.Marshal(b.Value)
 		if okA != okB || string(ea) != string(eb) {
@@ -335,7 +335,7 @@ func TestDeterministic(t *testing.T) {
 
 func TestMemo(t *testing.T) {
 	p := incompatible[0]
-	s := NewSearcher(Budget{}, 1<<20)
+	s := NewSearcher(untimed, 1<<20)
 	src, tgt := side(t, p.src, p.srcPtr), side(t, p.tgt, p.tgtPtr)
 	first, ok, st := s.search(src, tgt)
 	if !ok || st.memoized {
@@ -355,7 +355,7 @@ func TestMemo(t *testing.T) {
 // evicts the least recently used pair first.
 func TestMemoBounded(t *testing.T) {
 	const bound = 8 << 10
-	s := NewSearcher(Budget{}, bound)
+	s := NewSearcher(untimed, bound)
 	var sides [][2]Side
 	for i, p := range incompatible {
 		sides = append(sides, [2]Side{side(t, p.src, p.srcPtr), side(t, p.tgt, p.tgtPtr)})
@@ -375,7 +375,7 @@ func TestMemoBounded(t *testing.T) {
 	if _, _, st := s.search(sides[0][0], sides[0][1]); st.memoized {
 		t.Error("the oldest pair survived")
 	}
-	off := NewSearcher(Budget{}, 0)
+	off := NewSearcher(untimed, 0)
 	off.Search(sides[0][0], sides[0][1])
 	if _, _, st := off.search(sides[0][0], sides[0][1]); st.memoized {
 		t.Error("a searcher without a memo remembered")
@@ -383,7 +383,7 @@ func TestMemoBounded(t *testing.T) {
 }
 
 func TestConcurrentSearches(t *testing.T) {
-	s := NewSearcher(Budget{}, 1<<16)
+	s := NewSearcher(untimed, 1<<16)
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Add(1)
@@ -399,7 +399,7 @@ func TestConcurrentSearches(t *testing.T) {
 }
 
 func TestNilSchemas(t *testing.T) {
-	if _, ok := NewSearcher(Budget{}, 0).Search(Side{}, Side{}); ok {
+	if _, ok := NewSearcher(untimed, 0).Search(Side{}, Side{}); ok {
 		t.Error("found a witness without schemas")
 	}
 }
@@ -428,3 +428,7 @@ func allFloatSafe(v any) bool {
 	}
 	return true
 }
+
+// untimed is the default candidate budget with a clock that never runs out
+// in a test: what a test asserts must not depend on the machine's load.
+var untimed = Budget{Candidates: DefaultCandidates, Time: time.Minute}
