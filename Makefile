@@ -5,10 +5,12 @@ PKGS    := ./...
 FUZZTIME ?= 30s
 # Fuzzed briefly by `make test`: the composition parser, the schema loader,
 # the checker, the witness search, authorization_details through the real
-# token endpoint, RFC 8785 canonicalisation and the router's request reader.
+# token endpoint, RFC 8785 canonicalisation, the request reader of verify and
+# the router's reading of upstream answers.
 FUZZ_BRIEF := ./internal/composition:FuzzParse ./internal/schema:FuzzParse \
 	./internal/compat:FuzzCheck ./internal/witness:FuzzSearch \
-	./internal/server:FuzzTokenAuthorizationDetails ./internal/jcs:FuzzCanonicalize ./verify:FuzzToolName
+	./internal/server:FuzzTokenAuthorizationDetails ./internal/jcs:FuzzCanonicalize ./verify:FuzzToolName \
+	./internal/route:FuzzExchangeRewrite
 FUZZ_BRIEF_TIME ?= 5s
 
 .PHONY: help build run test bench fuzz lint clean

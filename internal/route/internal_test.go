@@ -1,0 +1,152 @@
+package route
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/typeward/typeward/verify"
+)
+
+// registryServer serves versions of tool "t" whose schemas are in, with the
+// digest it claims (the right one when claim is "").
+func registryServer(t *testing.T, in, claim string) (*httptest.Server, *atomic.Int32) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		var version int
+		if _, err := fmt.Sscanf(r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:], "%d", &version); err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		digest, _ := verify.DeclarationDigest(json.RawMessage(in), nil)
+		if claim != "" {
+			digest = claim
+		}
+		json.NewEncoder(w).Encode(map[string]any{"name": "t", "version": version, "digest": digest, "inputSchema": json.RawMessage(in)})
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hits
+}
+
+// Pinned schemas are fetched once however many calls want them, trusted
+// only when they digest to what the token pins, and the cache stays within
+// its bound.
+func TestSchemaCache(t *testing.T) {
+	const in = `{"type":"object","properties":{"q":{"type":"string"}}}`
+	digest, _ := verify.DeclarationDigest(json.RawMessage(in), nil)
+	srv, hits := registryServer(t, in, "")
+	c := newSchemaCache(srv.Client(), srv.URL, 1<<20)
+	ctx := context.Background()
+	for range 5 {
+		p, err := c.get(ctx, verify.ToolRef{Name: "t", Version: 1, Digest: digest})
+		if err != nil || p.input == nil || p.output != nil {
+			t.Fatalf("get: %+v %v", p, err)
+		}
+	}
+	if hits.Load() != 1 {
+		t.Errorf("%d fetches for one version, want 1", hits.Load())
+	}
+	if _, err := c.get(ctx, verify.ToolRef{Name: "t", Version: 1, Digest: "sha256:other"}); err == nil || !strings.Contains(err.Error(), "the token pins sha256:other") {
+		t.Errorf("a token pinning another digest: %v", err)
+	}
+
+	// A registry serving schemas that do not digest to what it claims is
+	// not trusted.
+	liar, _ := registryServer(t, in, "sha256:claimed")
+	lc := newSchemaCache(liar.Client(), liar.URL, 1<<20)
+	if _, err := lc.get(ctx, verify.ToolRef{Name: "t", Version: 1, Digest: "sha256:claimed"}); err == nil || !strings.Contains(err.Error(), "does not digest") {
+		t.Errorf("lying registry: %v", err)
+	}
+
+	// Bounded: 200 versions in a cache of 16 KiB.
+	small := newSchemaCache(srv.Client(), srv.URL, 16<<10)
+	for v := 1; v <= 200; v++ {
+		if _, err := small.get(ctx, verify.ToolRef{Name: "t", Version: v, Digest: digest}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b := small.entries.Bytes(); b > 16<<10 || small.entries.Len() >= 200 {
+		t.Errorf("cache holds %d versions in %d bytes, bound 16 KiB", small.entries.Len(), b)
+	}
+}
+
+// The order state is bounded in size and fails closed: a token it forgot
+// has to run its sources again.
+func TestOrderStateBounded(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	o := newOrderState(8<<10, func() time.Time { return now })
+	claims := func(jti string) *verify.Claims {
+		return &verify.Claims{ID: jti, ExpiresAt: now.Add(time.Minute), AuthorizationDetails: []verify.AuthorizationDetail{{
+			Type: verify.DetailType, Edges: []verify.Edge{{From: "a", To: "b"}}}}}
+	}
+	first := claims("jti-0")
+	step, err := o.begin(first, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.done(step, nil)
+	if _, err := o.begin(first, "b"); err != nil {
+		t.Fatalf("b after a: %v", err)
+	}
+	for i := 1; i <= 100; i++ {
+		s, err := o.begin(claims(fmt.Sprint("jti-", i)), "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.done(s, nil)
+	}
+	if b := o.entries.Bytes(); b > 8<<10 {
+		t.Errorf("order state holds %d bytes, bound 8 KiB", b)
+	}
+	if _, err := o.begin(first, "b"); err == nil {
+		t.Error("a forgotten token's downstream call was admitted")
+	}
+	// Past the token's lifetime its history is gone too.
+	later := claims("jti-100")
+	now = now.Add(2 * time.Minute)
+	if _, err := o.begin(later, "b"); err == nil {
+		t.Error("an expired token's history was used")
+	}
+}
+
+func TestItemsAt(t *testing.T) {
+	content := map[string]any{"users": []any{1, 2, 3}, "page": map[string]any{"items": []any{1}}}
+	for path, want := range map[string]int{"users[]": 3, "page.items[]": 1, "missing[]": 0, "$[]": 0, "users.x[]": 0} {
+		if got := itemsAt(content, path); got != want {
+			t.Errorf("itemsAt(%s) = %d, want %d", path, got, want)
+		}
+	}
+	if got := itemsAt([]any{1, 2}, "$[]"); got != 2 {
+		t.Errorf("root array: %d", got)
+	}
+}
+
+// FuzzExchangeRewrite: no upstream answer makes the router's reading of
+// JSON or SSE panic, and an identity rewrite keeps every message.
+func FuzzExchangeRewrite(f *testing.F) {
+	for _, s := range []string{"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n", "data: a\ndata: b\n\n", "\r\n\r\n", ": comment\nid: 7\n", `{"id":1}`} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, body string, sse bool) {
+		x := &exchange{body: []byte(body), sse: sse}
+		before := x.messages()
+		x.rewrite(func(m []byte) []byte { return nil })
+		after := x.messages()
+		if len(before) != len(after) {
+			t.Fatalf("%d messages became %d", len(before), len(after))
+		}
+		for i := range before {
+			if string(before[i]) != string(after[i]) {
+				t.Fatalf("message %d: %q became %q", i, before[i], after[i])
+			}
+		}
+	})
+}
