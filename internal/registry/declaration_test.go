@@ -183,3 +183,19 @@ func FuzzDeclare(f *testing.F) {
 		}
 	})
 }
+
+// Schemas no RFC 8785 digest represents are refused at declaration: two
+// different numbers would otherwise share a digest.
+func TestDeclareRefusesUndigestableSchemas(t *testing.T) {
+	for _, tc := range []struct{ in, out string }{
+		{`{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993}}}`, ``},
+		{`{"type":"object"}`, `{"type":"number","minimum":1.00000000000000001}`},
+	} {
+		_, err := registry.Declare("", registry.Tool{Name: "t", InputSchema: json.RawMessage(tc.in), OutputSchema: json.RawMessage(tc.out)})
+		var de *registry.DeclarationError
+		if !errors.As(err, &de) || len(de.Problems) != 1 || de.Problems[0].Code != registry.CodeUndigestable ||
+			!strings.Contains(de.Problems[0].Message, "not exactly representable") {
+			t.Errorf("Declare(%s, %s) = %v", tc.in, tc.out, err)
+		}
+	}
+}

@@ -176,3 +176,31 @@ func TestRouterEndToEnd(t *testing.T) {
 		}
 	})
 }
+
+// The same rules hold when the upstream answers with JSON instead of SSE.
+func TestRouterJSONResponses(t *testing.T) {
+	e := startEnvWith(t, nil, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	tok := e.pipelineToken(t, e.resource)
+	resp, body := e.rpc(t, tok, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, map[string]string{"Mcp-Protocol-Version": "2025-06-18"})
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") ||
+		!strings.Contains(string(body), `"db_query"`) || strings.Contains(string(body), "rm_rf") || strings.Contains(string(body), "transform_csv") {
+		t.Fatalf("tools/list: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"db_query","arguments":{"sql":"select 1"}}}`
+	resp, body = e.rpc(t, tok, call, map[string]string{"Mcp-Protocol-Version": "2025-06-18"})
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"row_count":2`) {
+		t.Fatalf("tools/call: %d %s", resp.StatusCode, body)
+	}
+	e.up.breakOutput.Store(true)
+	resp, body = e.rpc(t, tok, call, map[string]string{"Mcp-Protocol-Version": "2025-06-18"})
+	var msg struct {
+		ID    int `json:"id"`
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &msg); err != nil || msg.ID != 2 || msg.Error.Code != -32603 || !strings.Contains(msg.Error.Message, "structuredContent.row_count") {
+		t.Fatalf("broken result: %d %s", resp.StatusCode, body)
+	}
+}

@@ -105,7 +105,7 @@ var extraTools = map[string][2]string{
 
 // startUpstream runs the go-sdk MCP server (stateless Streamable HTTP):
 // the example registry's tools plus rm_rf, which no token names.
-func startUpstream(t testing.TB) *upstream {
+func startUpstream(t testing.TB, opts *mcp.StreamableHTTPOptions) *upstream {
 	t.Helper()
 	u := &upstream{schemas: registryTools(t)}
 	for name, sch := range extraTools {
@@ -150,7 +150,7 @@ func startUpstream(t testing.TB) *upstream {
 		})
 		return s
 	}
-	h := mcp.NewStreamableHTTPHandler(build, &mcp.StreamableHTTPOptions{Stateless: true})
+	h := mcp.NewStreamableHTTPHandler(build, opts)
 	ln := listen(t)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u.requests.Add(1)
@@ -165,9 +165,14 @@ func startUpstream(t testing.TB) *upstream {
 	return u
 }
 
-// startEnv starts typeward, the upstream and the router; adjust may
-// change the router's configuration.
+// startEnv starts typeward, the upstream (stateless, answering with SSE)
+// and the router; adjust may change the router's configuration.
 func startEnv(t testing.TB, adjust func(*route.Config)) *env {
+	return startEnvWith(t, adjust, &mcp.StreamableHTTPOptions{Stateless: true})
+}
+
+// startEnvWith is startEnv with the upstream's transport options.
+func startEnvWith(t testing.TB, adjust func(*route.Config), opts *mcp.StreamableHTTPOptions) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -190,7 +195,7 @@ func startEnv(t testing.TB, adjust func(*route.Config)) *env {
 	go func() { done <- srv.Serve(ctx, tln) }()
 	t.Cleanup(func() { cancel(); <-done; srv.Close() })
 
-	e.up = startUpstream(t)
+	e.up = startUpstream(t, opts)
 
 	rln := listen(t)
 	e.resource = "http://" + rln.Addr().String() + "/mcp"
