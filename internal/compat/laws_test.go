@@ -109,3 +109,21 @@ func TestPatternsAndSizes(t *testing.T) {
 			tgt: `{"type":"array","maxItems":2}`},
 	})
 }
+
+func TestBundledAndDynamic(t *testing.T) {
+	bundle := `{"$id":"https://example.com/root","$defs":{"addr":{"$id":"addr","type":"object","required":["zip"],"properties":{"zip":{"$ref":"#/$defs/zip"}},"$defs":{"zip":{"type":"string","maxLength":5}}}},"type":"object","properties":{"home":{"$ref":"addr"}}}`
+	runRuleCases(t, []ruleCase{
+		{name: "bundled source into a plain target", src: bundle, srcPtr: "/properties/home",
+			tgt: `{"type":"object","required":["zip"],"properties":{"zip":{"type":"string","maxLength":10}}}`},
+		{name: "bundled source breaks a bound", src: bundle, srcPtr: "/properties/home",
+			tgt:  `{"type":"object","properties":{"zip":{"type":"string","maxLength":3}}}`,
+			want: []string{"error length_mismatch /$defs/addr/$defs/zip/maxLength /properties/zip/maxLength: source.zip may be longer than 3 characters, the maxLength of target.zip"}},
+		{name: "bundled target", src: `{"type":"object","required":["zip"],"properties":{"zip":{"type":"string","maxLength":2}}}`,
+			tgt: bundle, tgtPtr: "/properties/home"},
+		{name: "a scope-dependent $dynamicRef on the target", src: `{"type":"object","properties":{"v":{"type":"object"}}}`,
+			tgt:  `{"$id":"https://x/root","$dynamicAnchor":"m","type":"object","$defs":{"b":{"$id":"https://x/b","$dynamicAnchor":"m","properties":{"v":{"$dynamicRef":"#m"}}}},"$ref":"https://x/b"}`,
+			want: []string{"warning cannot_prove /properties/v /$defs/b/properties/v/$dynamicRef: cannot prove source.v fits target.v: its target depends on the dynamic scope ($dynamicRef)"}},
+		{name: "the same scope-dependent schema", src: `{"$id":"https://x/root","$dynamicAnchor":"m","type":"object","$defs":{"b":{"$id":"https://x/b","$dynamicAnchor":"m","properties":{"v":{"$dynamicRef":"#m"}}}},"$ref":"https://x/b"}`,
+			tgt: `{"$id":"https://x/root","$dynamicAnchor":"m","type":"object","$defs":{"b":{"$id":"https://x/b","$dynamicAnchor":"m","properties":{"v":{"$dynamicRef":"#m"}}}},"$ref":"https://x/b"}`},
+	})
+}

@@ -52,7 +52,7 @@ func (v schemaView) expand(ptrs []string) expansion {
 			return // true adds nothing; false is caught by the type set
 		}
 		if ref, ok := obj["$ref"].(string); ok {
-			if _, target, err := v.doc.Resolve(ref); err == nil {
+			if _, target, err := v.doc.ResolveFrom(ptr, ref); err == nil {
 				visit(target)
 			}
 			if v.draft7 {
@@ -137,7 +137,7 @@ func (v schemaView) typesWithin(ptr string, onStack map[string]bool) compat.Kind
 	defer delete(onStack, ptr)
 	t := compat.AnyKind
 	if ref, ok := obj["$ref"].(string); ok {
-		if _, target, err := v.doc.Resolve(ref); err == nil {
+		if _, target, err := v.doc.ResolveFrom(ptr, ref); err == nil {
 			t &= v.typesWithin(target, onStack)
 		}
 		if v.draft7 {

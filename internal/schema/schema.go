@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -31,6 +32,9 @@ type Schema struct {
 	Canonical []byte // sorted keys, no whitespace
 	Digest    string // "sha256:…" of Canonical
 	Dialect   Dialect
+
+	resources   []resource // [0] is the document; then every embedded $id
+	dynamicRefs bool       // some $dynamicRef or $recursiveRef
 
 	mu       sync.Mutex
 	compiler *jsonschema.Compiler
@@ -75,7 +79,7 @@ func load(doc any) (*Schema, error) {
 		return nil, err
 	}
 	w := walker{}
-	if err := w.walk(doc, "", true); err != nil {
+	if err := w.walk(doc, ""); err != nil {
 		return nil, err
 	}
 	canon, err := Canonical(doc)
@@ -89,6 +93,12 @@ func load(doc any) (*Schema, error) {
 		Dialect:   dialect,
 		compiled:  map[string]*jsonschema.Schema{},
 	}
+	rootBase, _ := url.Parse(resourceURL)
+	s.resources, err = collectResources(doc, "", rootBase, []resource{{ptr: "", base: rootBase}})
+	if err != nil {
+		return nil, err
+	}
+	s.dynamicRefs = w.dynamicRefs
 	// Every local $ref must land somewhere: checked before compiling so the error
 	// names the reference, and so a registered schema always resolves.
 	for _, ref := range w.refs {
@@ -96,6 +106,9 @@ func load(doc any) (*Schema, error) {
 			continue // not a keyword in draft-07: the validator ignores it
 		}
 		if _, _, err := s.ResolveFrom(ref.at[:strings.LastIndexByte(ref.at, '/')], ref.ref); err != nil {
+			if errors.Is(err, ErrRemoteRef) {
+				return nil, &Error{Kind: ErrRemoteRef, Pointer: ref.at, Detail: fmt.Sprintf("%q: only references to this document (or a resource it embeds) are allowed", ref.ref)}
+			}
 			return nil, &Error{Kind: ErrRefUnresolved, Pointer: ref.at, Detail: fmt.Sprintf("%q", ref.ref)}
 		}
 	}

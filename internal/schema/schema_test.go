@@ -29,7 +29,10 @@ func TestParseRefusals(t *testing.T) {
 		{"file ref", `{"$ref":"file:///etc/passwd"}`, ErrRemoteRef, "/$ref", "/etc/passwd"},
 		{"relative ref", `{"$ref":"other.json#/x"}`, ErrRemoteRef, "/$ref", "other.json"},
 		{"dynamic ref", `{"$dynamicRef":"https://x/y#meta"}`, ErrRemoteRef, "/$dynamicRef", ""},
-		{"embedded resource", `{"$defs":{"a":{"$id":"https://x/a"}}}`, ErrRemoteRef, "/$defs/a/$id", "embedded"},
+		{"a resource the bundle does not hold", `{"$defs":{"a":{"$id":"https://x/a"}},"$ref":"https://x/b"}`, ErrRemoteRef, "/$ref", "https://x/b"},
+		{"pointer relative to the embedded resource", `{"$defs":{"a":{"$id":"https://x/a","$ref":"#/$defs/z"},"z":{}}}`, ErrRefUnresolved, "/$defs/a/$ref", "#/$defs/z"},
+		{"anchor of another resource", `{"$defs":{"a":{"$id":"https://x/a","$anchor":"in"}},"$ref":"#in"}`, ErrRefUnresolved, "/$ref", "#in"},
+		{"two resources with one $id", `{"$defs":{"a":{"$id":"https://x/a"},"b":{"$id":"https://x/a"}}}`, ErrInvalid, "/$defs/b/$id", "two resources"},
 		{"dangling pointer ref", `{"$ref":"#/$defs/missing"}`, ErrRefUnresolved, "/$ref", "missing"},
 		{"dangling anchor ref", `{"$ref":"#nowhere"}`, ErrRefUnresolved, "/$ref", "#nowhere"},
 		{"draft 4", `{"$schema":"http://json-schema.org/draft-04/schema#"}`, ErrDialect, "/$schema", "draft-04"},
@@ -86,6 +89,8 @@ func TestParseAccepts(t *testing.T) {
 		{"root id is fine", `{"$id":"https://example.com/s","$defs":{"a":{"type":"string"}},"properties":{"x":{"$ref":"#/$defs/a"}}}`, Draft2020},
 		{"escaped pointer ref", `{"$defs":{"a/b":{"type":"string"},"c~d":{"type":"integer"}},"properties":{"x":{"$ref":"#/$defs/a~1b"},"y":{"$ref":"#/$defs/c~0d"}}}`, Draft2020},
 		{"percent-encoded ref", `{"$defs":{"a b":{"type":"string"}},"$ref":"#/$defs/a%20b"}`, Draft2020},
+		{"bundled resources", `{"$id":"https://example.com/root","$defs":{"addr":{"$id":"addr","type":"object","properties":{"zip":{"$ref":"#/$defs/zip"}},"$defs":{"zip":{"type":"string"}}}},"properties":{"home":{"$ref":"addr"},"zip":{"$ref":"addr#/$defs/zip"}}}`, Draft2020},
+		{"bundled under an internal base", `{"$defs":{"a":{"$id":"https://example.com/a","$anchor":"x","type":"string"}},"$ref":"https://example.com/a#x"}`, Draft2020},
 		{"big number kept", `{"maximum":12345678901234567890123}`, Draft2020},
 	}
 	for _, tt := range tests {
@@ -181,4 +186,44 @@ func mustParse(t testing.TB, doc string) *Schema {
 		t.Fatalf("Parse(%s): %v", doc, err)
 	}
 	return s
+}
+
+// TestBundledResources: a bundled 2020-12 schema resolves each reference
+// against the resource that holds it, as the validator does.
+func TestBundledResources(t *testing.T) {
+	s, err := Parse([]byte(`{"$id":"https://example.com/root","$defs":{"addr":{"$id":"addr","type":"object","properties":{"zip":{"$ref":"#/$defs/zip"}},"$defs":{"zip":{"type":"string","maxLength":5}}},"zip":{"type":"integer"}},"properties":{"home":{"$ref":"addr"},"code":{"$ref":"#/$defs/zip"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ from, ref, want string }{
+		{"/properties/home", "addr", "/$defs/addr"},
+		{"/$defs/addr/properties/zip", "#/$defs/zip", "/$defs/addr/$defs/zip"},
+		{"/properties/code", "#/$defs/zip", "/$defs/zip"},
+		{"/properties/code", "https://example.com/addr#/$defs/zip", "/$defs/addr/$defs/zip"},
+	} {
+		_, got, err := s.ResolveFrom(c.from, c.ref)
+		if err != nil || got != c.want {
+			t.Errorf("%s from %s: %q, %v; want %q", c.ref, c.from, got, err, c.want)
+		}
+	}
+	home := map[string]any{"home": map[string]any{"zip": "1234567"}}
+	if s.Validate(home) == nil {
+		t.Error("the validator accepts a zip longer than the embedded resource allows")
+	}
+	if s.Validate(map[string]any{"code": "x"}) == nil {
+		t.Error("the validator resolves the root's #/$defs/zip into the embedded resource")
+	}
+	if s.DynamicScoped() {
+		t.Error("no $dynamicRef, yet dynamic scope is reported")
+	}
+	d, err := Parse([]byte(`{"$defs":{"a":{"$id":"https://x/a","$dynamicAnchor":"m","$dynamicRef":"#m"}},"$dynamicAnchor":"m","$ref":"https://x/a"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.DynamicScoped() {
+		t.Error("a bundle with $dynamicRef is not reported dynamic-scoped")
+	}
+	if _, _, ok := d.ResolveDynamic("/$defs/a", "#m"); ok {
+		t.Error("a scope-dependent $dynamicRef was resolved statically")
+	}
 }

@@ -15,11 +15,12 @@ type refAt struct{ keyword, ref, at string }
 // number literals, and that every reference ($ref, $dynamicRef,
 // $recursiveRef) stays inside the document.
 type walker struct {
-	objects int
-	refs    []refAt
+	objects     int
+	refs        []refAt
+	dynamicRefs bool
 }
 
-func (w *walker) walk(v any, pointer string, root bool) error {
+func (w *walker) walk(v any, pointer string) error {
 	switch v := v.(type) {
 	case map[string]any:
 		w.objects++
@@ -35,23 +36,22 @@ func (w *walker) walk(v any, pointer string, root bool) error {
 			if !isString {
 				continue // not a keyword position (e.g. a property named "$ref"); the compiler judges
 			}
-			if !strings.HasPrefix(ref, "#") {
-				return &Error{Kind: ErrRemoteRef, Pointer: pointer + "/" + EscapeToken(kw), Detail: fmt.Sprintf("%q: only local references (#…) are allowed", ref)}
-			}
+			// Where a reference lands (this document, or a resource it
+			// embeds; never a remote one) is checked once every $id is known.
 			w.refs = append(w.refs, refAt{kw, ref, pointer + "/" + EscapeToken(kw)})
-		}
-		if id, ok := v["$id"].(string); ok && !root && !strings.HasPrefix(id, "#") {
-			return &Error{Kind: ErrRemoteRef, Pointer: pointer + "/$id", Detail: fmt.Sprintf("%q: embedded resources with their own $id are not supported", id)}
+			if kw != "$ref" {
+				w.dynamicRefs = true
+			}
 		}
 		// Sorted, so that of two problems the same one is always reported.
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			if err := w.walk(v[k], pointer+"/"+EscapeToken(k), false); err != nil {
+			if err := w.walk(v[k], pointer+"/"+EscapeToken(k)); err != nil {
 				return err
 			}
 		}
 	case []any:
 		for i, e := range v {
-			if err := w.walk(e, pointer+"/"+strconv.Itoa(i), false); err != nil {
+			if err := w.walk(e, pointer+"/"+strconv.Itoa(i)); err != nil {
 				return err
 			}
 		}

@@ -49,7 +49,7 @@ func (g *generator) expandObject(n node, m map[string]any, hops int) []conj {
 		if !ok || hops >= maxRefHops {
 			continue
 		}
-		target, ptr, err := g.doc.Resolve(ref)
+		target, ptr, err := g.doc.ResolveFrom(n.ptr, ref)
 		if err != nil {
 			continue
 		}
