@@ -8,11 +8,18 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 sum=$(sha256sum "$here/node/package.json" | cut -c1-12)
 dir="${TYPEWARD_NODE_DIR:-${TMPDIR:-/tmp}/typeward-node-$sum}"
+mkdir -p "$dir"
+# Test packages run in parallel processes: one installs, the others wait.
+exec 9>"$dir.lock"
+flock 9
 if [ ! -f "$dir/.installed" ]; then
-  mkdir -p "$dir"
   cp "$here/node/package.json" "$dir/package.json"
   npm install --prefix "$dir" --no-audit --no-fund --loglevel=error >&2
   touch "$dir/.installed"
 fi
-cp "$here/node/interop.mjs" "$dir/interop.mjs"
-exec node "$dir/interop.mjs" "$@"
+flock -u 9
+# The script is copied next to its node_modules under a name of its own, so
+# concurrent runs never read a half-written copy.
+script="$dir/interop-$(sha256sum "$here/node/interop.mjs" | cut -c1-12).mjs"
+[ -f "$script" ] || { cp "$here/node/interop.mjs" "$script.$$" && mv "$script.$$" "$script"; }
+exec node "$script" "$@"
