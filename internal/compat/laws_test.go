@@ -127,3 +127,20 @@ func TestBundledAndDynamic(t *testing.T) {
 			tgt: `{"$id":"https://x/root","$dynamicAnchor":"m","type":"object","$defs":{"b":{"$id":"https://x/b","$dynamicAnchor":"m","properties":{"v":{"$dynamicRef":"#m"}}}},"$ref":"https://x/b"}`},
 	})
 }
+
+func TestUnevaluatedThroughApplicators(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "properties of an allOf branch are evaluated", src: `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"additionalProperties":false}`,
+			tgt: `{"allOf":[{"properties":{"a":{"type":"string"}}}],"properties":{"b":{"type":"integer"}},"unevaluatedProperties":false}`},
+		{name: "through a $ref", src: `{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`,
+			tgt: `{"$defs":{"base":{"properties":{"a":{}}}},"$ref":"#/$defs/base","unevaluatedProperties":false}`},
+		{name: "a name nothing evaluates", src: `{"type":"object","properties":{"a":{"type":"string"},"c":{}},"required":["c"],"additionalProperties":false}`,
+			tgt:  `{"allOf":[{"properties":{"a":{"type":"string"}}}],"unevaluatedProperties":false}`,
+			want: []string{`error additional_property /properties/c /unevaluatedProperties: source may have "c", which target does not allow (unevaluatedProperties: false)`}},
+		{name: "an allOf branch with additionalProperties evaluates everything", src: `{"type":"object"}`,
+			tgt: `{"allOf":[{"additionalProperties":{}}],"unevaluatedProperties":false}`},
+		{name: "conditional evaluation stays unproven", src: `{"type":"object","properties":{"a":{}},"additionalProperties":false}`,
+			tgt:  `{"anyOf":[{"properties":{"a":{}}},{"required":["z"]}],"unevaluatedProperties":false}`,
+			want: []string{"warning cannot_prove  /unevaluatedProperties: cannot prove source fits target: it depends on what the target's conditional subschemas evaluate (unevaluatedProperties)"}},
+	})
+}

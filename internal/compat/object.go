@@ -95,13 +95,19 @@ func (r *run) undeclared(v view, t node, p path, what string) []finding {
 // it means the same (no in-place applicator beside it).
 func (r *run) additional(s view, t node, p path) []finding {
 	a, ok := t.child("additionalProperties")
+	evaluators := []node{t}
 	if !ok {
 		u, hasU := t.child("unevaluatedProperties")
 		if !hasU || r.tgtD7 {
 			return nil
 		}
-		if hasApplicator(t.m) {
-			return r.cannotProve(r.srcPtr(s), u.ptr, p, "unevaluatedProperties", "it depends on what the target's subschemas evaluate")
+		var all, exact bool
+		evaluators, all, exact = r.tgtPropertyEvaluators(t)
+		if all {
+			return nil // a subschema evaluates every property: unevaluatedProperties meets none
+		}
+		if !exact {
+			return r.cannotProve(r.srcPtr(s), u.ptr, p, "unevaluatedProperties", "it depends on what the target's conditional subschemas evaluate")
 		}
 		a = u
 	}
@@ -112,7 +118,7 @@ func (r *run) additional(s view, t node, p path) []finding {
 	keyword := a.ptr[len(t.ptr)+1:]
 	var out []finding
 	for _, name := range r.srcNames(s) {
-		covered, known := r.coveredByTarget(t, name)
+		covered, known := r.coveredByTarget(evaluators, name)
 		if covered {
 			continue
 		}
@@ -132,7 +138,7 @@ func (r *run) additional(s view, t node, p path) []finding {
 		out = append(out, r.descend(pv, a, p.prop(name))...)
 	}
 	for _, sp := range r.srcPatterns(s) {
-		if _, same := t.child("patternProperties", sp.pattern); same {
+		if slices.ContainsFunc(evaluators, func(e node) bool { _, same := e.child("patternProperties", sp.pattern); return same }) {
 			continue
 		}
 		if fs := r.descend(viewOf(sp.n), a, p); len(fs) > 0 {

@@ -151,26 +151,105 @@ func (r *run) srcPatterns(s view) []srcPattern {
 	return out
 }
 
-// coveredByTarget tells whether the target's properties or
-// patternProperties govern name (so additionalProperties does not); known
-// is false when a pattern cannot be evaluated.
-func (r *run) coveredByTarget(t node, name string) (covered, known bool) {
-	if _, ok := t.child("properties", name); ok {
-		return true, true
-	}
-	pats, _ := t.m["patternProperties"].(map[string]any)
+// coveredByTarget tells whether the properties or patternProperties of
+// one of the evaluating target nodes govern name (so additionalProperties
+// or unevaluatedProperties does not); known is false when a pattern cannot
+// be evaluated.
+func (r *run) coveredByTarget(evaluators []node, name string) (covered, known bool) {
 	known = true
-	for pat := range pats {
-		re := r.checker.regexps.get(pat)
-		if re == nil {
-			known = false
-			continue
-		}
-		if re.MatchString(name) {
+	for _, t := range evaluators {
+		if _, ok := t.child("properties", name); ok {
 			return true, true
+		}
+		pats, _ := t.m["patternProperties"].(map[string]any)
+		for pat := range pats {
+			re := r.checker.regexps.get(pat)
+			if re == nil {
+				known = false
+				continue
+			}
+			if re.MatchString(name) {
+				return true, true
+			}
 		}
 	}
 	return false, known
+}
+
+// tgtPropertyEvaluators lists the target nodes whose properties count as
+// evaluated for t's unevaluatedProperties: t and every subschema always
+// applied in place ($ref, static $dynamicRef, allOf, transitively). all is
+// set when one of them evaluates every property (additionalProperties or
+// its own unevaluatedProperties); exact is false when a conditional
+// applicator (anyOf, oneOf, if/then/else, dependentSchemas) might evaluate
+// properties too, which depends on the instance.
+func (r *run) tgtPropertyEvaluators(t node) (nodes []node, all, exact bool) {
+	seen := map[string]bool{}
+	queue := []node{t}
+	exact = true
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		if n.m == nil || seen[n.ptr] {
+			continue
+		}
+		seen[n.ptr] = true
+		nodes = append(nodes, n)
+		if n.ptr != t.ptr {
+			if _, ok := n.m["additionalProperties"]; ok {
+				all = true
+			}
+			if _, ok := n.m["unevaluatedProperties"]; ok {
+				all = true
+			}
+		}
+		if ref, ok := n.m["$ref"].(string); ok {
+			if v, ptr, err := r.tgt.ResolveFrom(n.ptr, ref); err == nil {
+				queue = append(queue, newNode(v, ptr))
+			}
+		}
+		for _, kw := range dynamicRefKeywords {
+			if ref, ok := n.m[kw].(string); ok {
+				v, ptr, static := r.tgt.ResolveDynamic(n.ptr, ref)
+				if !static {
+					exact = false
+					continue
+				}
+				queue = append(queue, newNode(v, ptr))
+			}
+		}
+		queue = append(queue, n.schemas("allOf")...)
+		for _, kw := range []string{"anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "dependencies"} {
+			if v, ok := n.m[kw]; ok && evaluatesProperties(v) {
+				exact = false
+			}
+		}
+	}
+	return nodes, all, exact
+}
+
+// evaluatesProperties: some subschema inside v could evaluate a property
+// (looked for as text, which over-approximates safely).
+func evaluatesProperties(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			switch k {
+			case "properties", "patternProperties", "additionalProperties", "unevaluatedProperties", "$ref", "$dynamicRef", "$recursiveRef":
+				return true
+			}
+			if evaluatesProperties(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if evaluatesProperties(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // possible reports whether some instance could satisfy v.
