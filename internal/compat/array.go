@@ -188,31 +188,50 @@ func (r *run) contains(s view, t node, p path, lo, hi, n int) []finding {
 	if need == 0 && limit < 0 {
 		return nil
 	}
-	if limit < 0 {
-		for _, c := range s.conj {
-			sc, ok := c.child("contains")
-			if !ok {
-				continue
-			}
-			have := 1
-			if v, ok := intOf(c.m["minContains"]); ok && !r.srcD7 && v.IsInt64() {
-				have = int(v.Int64())
-			}
-			if have >= need && len(r.descend(viewOf(sc), tc, p.item())) == 0 {
-				return nil
-			}
-		}
-	}
+	// At least need matches: the source's own contains (with as many
+	// matches) fits, or every item matches and there are enough items.
 	every := true
 	for i := 0; i <= n && every; i++ {
 		every = len(r.descend(r.srcItem(s, i), tc, p.item())) == 0
 	}
-	if every && lo >= need && (limit < 0 || (hi >= 0 && hi <= limit)) {
+	none := true // no source item can match
+	for i := 0; i <= n && none; i++ {
+		none = r.disjoint(r.srcItem(s, i), tc, 0)
+	}
+	minOK := need == 0 || (every && lo >= need)
+	maxOK := limit < 0 || (hi >= 0 && hi <= limit) || none
+	for _, c := range s.conj {
+		sc, ok := c.child("contains")
+		if !ok || c.synthetic {
+			continue
+		}
+		have, most := 1, -1
+		if !r.srcD7 {
+			if v, ok := intOf(c.m["minContains"]); ok && v.IsInt64() {
+				have = int(v.Int64())
+			}
+			if v, ok := intOf(c.m["maxContains"]); ok && v.IsInt64() {
+				most = int(v.Int64())
+			}
+		}
+		if !minOK && have >= need && len(r.descend(viewOf(sc), tc, p.item())) == 0 {
+			minOK = true
+		}
+		// The same schema counts the same items.
+		if !maxOK && most >= 0 && most <= limit && sameSchema(side{r.src, sc}, side{r.tgt, tc}) {
+			maxOK = true
+		}
+	}
+	if minOK && maxOK {
 		return nil
 	}
-	if lo < need && !hasKeyword(s, "contains") {
+	if !minOK && ((lo < need && !hasKeyword(s, "contains")) || none) {
 		return r.errorf(verdict.CodeContainsMismatch, r.srcPtr(s), tc.ptr, p,
 			"%s may have fewer than %d matching items but %s requires them (contains)", srcMark, need, tgtMark)
+	}
+	if minOK && every && lo > limit {
+		return r.errorf(verdict.CodeContainsMismatch, r.srcPtr(s), tc.ptr, p,
+			"%s has more than %d matching items but %s allows at most %d (maxContains)", srcMark, limit, tgtMark, limit)
 	}
 	return r.cannotProve(r.srcPtr(s), tc.ptr, p, "contains", "the source does not guarantee the matching items")
 }

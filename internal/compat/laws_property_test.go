@@ -39,9 +39,9 @@ func withDefs(like map[string]any, defs any, root map[string]any) map[string]any
 // reflexivity (S ⊆ S, also across documents and through allOf),
 // emptiness (S ∧ ¬S ⊆ T) and universality (T' ⊆ T ∨ ¬T).
 func TestLaws(t *testing.T) {
-	n := 300
+	n := 150
 	if testing.Short() || raceEnabled {
-		n = 120
+		n = 60
 	}
 	rnd := rand.New(rand.NewPCG(2026, 7))
 	gen := &schemaGen{rnd: rnd}

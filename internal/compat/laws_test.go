@@ -144,3 +144,22 @@ func TestUnevaluatedThroughApplicators(t *testing.T) {
 			want: []string{"warning cannot_prove  /unevaluatedProperties: cannot prove source fits target: it depends on what the target's conditional subschemas evaluate (unevaluatedProperties)"}},
 	})
 }
+
+func TestContainsCounts(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "short arrays meet maxContains", src: `{"type":"array","items":{"type":"integer"},"maxItems":2}`,
+			tgt: `{"type":"array","contains":{"type":"integer"},"minContains":0,"maxContains":2}`},
+		{name: "no item can match", src: `{"type":"array","items":{"type":"string"}}`,
+			tgt: `{"type":"array","contains":{"type":"integer"},"minContains":0,"maxContains":1}`},
+		{name: "the same contains with fewer matches", src: `{"type":"array","contains":{"type":"integer"},"minContains":2,"maxContains":3}`,
+			tgt: `{"type":"array","contains":{"type":"integer"},"minContains":1,"maxContains":4}`},
+		{name: "enough matching items", src: `{"type":"array","items":{"type":"integer"},"minItems":2}`,
+			tgt: `{"type":"array","contains":{"type":"number"},"minContains":2}`},
+		{name: "too many matching items", src: `{"type":"array","items":{"type":"integer"},"minItems":3}`,
+			tgt:  `{"type":"array","contains":{"type":"number"},"maxContains":2}`,
+			want: []string{"error contains_mismatch  /contains: source has more than 2 matching items but target allows at most 2 (maxContains)"}},
+		{name: "items that never match", src: `{"type":"array","items":{"type":"string"},"minItems":1}`,
+			tgt:  `{"type":"array","contains":{"type":"integer"}}`,
+			want: []string{"error contains_mismatch  /contains: source may have fewer than 1 matching items but target requires them (contains)"}},
+	})
+}
