@@ -19,6 +19,7 @@ import (
 	"github.com/typeward/typeward/internal/composition"
 	"github.com/typeward/typeward/internal/keys"
 	"github.com/typeward/typeward/internal/oauth"
+	"github.com/typeward/typeward/internal/outage"
 	"github.com/typeward/typeward/internal/registry"
 )
 
@@ -100,6 +101,10 @@ func adminProblem(err error) *Problem {
 		parse *composition.ParseError
 	)
 	switch {
+	case outage.Is(err):
+		p := problem(http.StatusServiceUnavailable, "a dependency of the server is unavailable; retry later")
+		p.retryAfter, p.cause = outage.RetryAfter, err
+		return p
 	case tooLarge(err):
 		return problem(http.StatusRequestEntityTooLarge, "request body too large")
 	case errors.As(err, &decl):

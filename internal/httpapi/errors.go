@@ -20,6 +20,7 @@ type Problem struct {
 	Detail     string
 	Extensions map[string]any
 	cause      error // logged, never written
+	retryAfter int   // seconds, for a 503
 }
 
 func (p *Problem) Error() string {
@@ -52,9 +53,17 @@ func oauthStatus(e *oauth.Error) int {
 		return http.StatusForbidden
 	case oauth.KindRateLimited:
 		return http.StatusTooManyRequests
+	case oauth.KindUnavailable:
+		return http.StatusServiceUnavailable
+	case oauth.KindCanceled:
+		return statusClientClosed
 	}
 	return http.StatusInternalServerError
 }
+
+// statusClientClosed is logged and counted for a request whose client hung
+// up before the answer (nginx's 499): nobody receives it.
+const statusClientClosed = 499
 
 // oauthBody is the RFC 6749 §5.2 error answer, plus the issue list of a
 // refused composition.
@@ -69,9 +78,14 @@ type oauthBody struct {
 func writeOAuthError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	e := oauth.AsError(err)
 	status := oauthStatus(e)
-	if status == http.StatusInternalServerError {
+	switch status {
+	case http.StatusInternalServerError:
 		log.ErrorContext(r.Context(), "oauth endpoint failed", "err", err, "request_id", requestIDFrom(r.Context()))
 		e = &oauth.Error{Kind: oauth.KindServer, Code: oauth.CodeServerError, Description: "internal error"}
+	case http.StatusServiceUnavailable, statusClientClosed:
+		// Not a bug: an outage fails every request alike, and a client
+		// that hung up is its own business. The request line says enough.
+		log.DebugContext(r.Context(), "oauth endpoint did not complete", "err", err, "request_id", requestIDFrom(r.Context()))
 	}
 	h := w.Header()
 	if e.BasicChallenge {
@@ -100,7 +114,13 @@ func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err 
 	if !errors.As(err, &p) {
 		p = adminProblem(err)
 	}
-	if p.Status >= 500 {
+	switch {
+	case p.Status == http.StatusServiceUnavailable:
+		// An outage fails every request alike: the request log line and
+		// the readiness probe say enough.
+		log.DebugContext(r.Context(), "admin endpoint unavailable", "err", err, "request_id", requestIDFrom(r.Context()))
+		w.Header().Set("Retry-After", strconv.Itoa(max(p.retryAfter, 1)))
+	case p.Status >= 500:
 		log.ErrorContext(r.Context(), "admin endpoint failed", "err", err, "request_id", requestIDFrom(r.Context()))
 	}
 	body := map[string]any{"type": "about:blank", "title": p.Title, "status": p.Status, "instance": r.URL.Path}

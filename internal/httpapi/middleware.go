@@ -156,3 +156,16 @@ func tooLarge(err error) bool {
 	var mbe *http.MaxBytesError
 	return errors.As(err, &mbe)
 }
+
+// deadline gives every request a server-side deadline: whatever it waits
+// on (a stalled database, a lock) is abandoned when it passes, and the
+// request is answered (503 for an outage) while its client still listens.
+func deadline(d time.Duration) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, cancel := context.WithTimeout(r.Context(), d)
+			defer cancel()
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+}

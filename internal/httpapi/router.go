@@ -7,6 +7,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -21,6 +22,9 @@ const (
 	DefaultOAuthBodyLimit = 4 << 20
 	// DefaultAdminBodyLimit fits a snapshot of a large server's tools/list.
 	DefaultAdminBodyLimit = 8 << 20
+	// DefaultRequestTimeout is every request's deadline when none is
+	// configured.
+	DefaultRequestTimeout = 15 * time.Second
 )
 
 // Config is every dependency of the router.
@@ -38,6 +42,9 @@ type Config struct {
 	// Body limits in bytes; the defaults above when zero.
 	OAuthBodyLimit int64
 	AdminBodyLimit int64
+	// RequestTimeout is every request's deadline (DefaultRequestTimeout
+	// when zero).
+	RequestTimeout time.Duration
 }
 
 // NewRouter mounts every route of typeward. This is the one place routes
@@ -50,6 +57,9 @@ func NewRouter(cfg Config) http.Handler {
 	if cfg.AdminBodyLimit == 0 {
 		cfg.AdminBodyLimit = DefaultAdminBodyLimit
 	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
 	pub := &publicHandlers{metadata: cfg.Metadata, jwks: cfg.JWKS, ready: cfg.Ready, log: cfg.Log}
 	oa := &oauthHandlers{svc: cfg.OAuth, log: cfg.Log}
 	admin := *cfg.Admin // a copy: the router's logger goes on it, not on the caller's
@@ -61,7 +71,7 @@ func NewRouter(cfg Config) http.Handler {
 	reg := &registryHandlers{versions: cfg.Versions, log: cfg.Log}
 
 	r := chi.NewRouter()
-	r.Use(requestID, observe(cfg.Log, cfg.Metrics))
+	r.Use(requestID, observe(cfg.Log, cfg.Metrics), deadline(cfg.RequestTimeout))
 	// Never cached, like every OAuth answer: a GET of the token endpoint
 	// lands here.
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {

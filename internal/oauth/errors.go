@@ -6,10 +6,12 @@
 package oauth
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"time"
 
+	"github.com/typeward/typeward/internal/outage"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
@@ -22,6 +24,12 @@ const (
 	CodeInvalidTarget               = "invalid_target"
 	CodeInvalidAuthorizationDetails = "invalid_authorization_details"
 	CodeServerError                 = "server_error"
+	// CodeTemporarilyUnavailable answers an outage of a dependency (the
+	// database down or stalled): RFC 6749 §4.1.2.1's code, with 503.
+	CodeTemporarilyUnavailable = "temporarily_unavailable"
+	// CodeClientGone is the audit reason of a request whose client hung up
+	// before it was answered.
+	CodeClientGone = "client_gone"
 	// CodeRateLimited is not an RFC 6749 code; RFC 6585's 429 carries it.
 	CodeRateLimited = "rate_limited"
 )
@@ -35,6 +43,8 @@ const (
 	KindForbidden                // 403: a well-formed composition is refused
 	KindRateLimited              // 429
 	KindServer                   // 500: nothing about it is echoed
+	KindUnavailable              // 503 with Retry-After: a dependency is down; retry
+	KindCanceled                 // the client hung up: nobody reads the answer
 )
 
 // Error is an OAuth error answer. Description is ASCII, as RFC 6749 §5.2
@@ -67,7 +77,17 @@ func badRequest(code, description string) *Error {
 	return &Error{Kind: KindBadRequest, Code: code, Description: ASCII(description)}
 }
 
+// serverError is a failure that is not the client's: an outage of a
+// dependency (503, retry), the client's own hang-up, or a bug (500).
 func serverError(cause error) *Error {
+	switch {
+	case errors.Is(cause, context.Canceled):
+		return &Error{Kind: KindCanceled, Code: CodeClientGone, Description: "the client closed the request", cause: cause}
+	case outage.Is(cause):
+		return &Error{Kind: KindUnavailable, Code: CodeTemporarilyUnavailable,
+			Description: "the service is temporarily unavailable; retry later",
+			RetryAfter:  outage.RetryAfter * time.Second, cause: cause}
+	}
 	return &Error{Kind: KindServer, Code: CodeServerError, Description: "internal error", cause: cause}
 }
 

@@ -103,6 +103,9 @@ func (s *Service) logAuditFailure(ctx context.Context, rec *audit.Issuance, err 
 }
 
 func (s *Service) issue(ctx context.Context, form url.Values, authorization string, rec *audit.Issuance) (*TokenResponse, error) {
+	// Whatever happens next (a failing store, a client hanging up), the
+	// record names the client the request named.
+	rec.ClientID = claimedClientID(form, authorization)
 	client, err := s.authenticate(ctx, form, authorization, rec)
 	if err != nil {
 		return nil, err
@@ -400,10 +403,11 @@ func settle(rec *audit.Issuance, err error) {
 	}
 	e := AsError(err)
 	rec.Outcome = audit.Denied
-	if e.Kind == KindServer {
+	server := e.Kind == KindServer || e.Kind == KindUnavailable // a client hanging up is no server error
+	if server {
 		rec.Outcome = audit.Error
 	}
-	if rec.Reason == "" || e.Kind == KindServer {
+	if rec.Reason == "" || server || e.Kind == KindCanceled {
 		rec.Reason = e.Code
 	}
 }

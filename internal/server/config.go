@@ -31,6 +31,12 @@ const (
 	// retention under MinAuditRetention would drop the day being written.
 	DefaultAuditRetention = 30 * 24 * time.Hour
 	MinAuditRetention     = 24 * time.Hour
+	// DefaultRequestTimeout is every request's server-side deadline; the
+	// largest allowed leaves room under the 30 s write timeout for the
+	// answer to go out.
+	DefaultRequestTimeout = 15 * time.Second
+	MinRequestTimeout     = time.Second
+	MaxRequestTimeout     = 25 * time.Second
 )
 
 // Environment variables. A flag given on the command line wins over its
@@ -51,6 +57,7 @@ const (
 	EnvKeyRotation    = "TYPEWARD_KEY_ROTATION_INTERVAL"
 	EnvAuditRetention = "TYPEWARD_AUDIT_RETENTION"
 	EnvCIBAInterval   = "TYPEWARD_CIBA_INTERVAL"
+	EnvRequestTimeout = "TYPEWARD_REQUEST_TIMEOUT"
 	// Secrets: environment only.
 	EnvKEK               = "TYPEWARD_KEY_ENCRYPTION_KEY"
 	EnvPepper            = "TYPEWARD_CLIENT_SECRET_PEPPER"
@@ -83,6 +90,9 @@ type Config struct {
 	// CIBAInterval is the least time between two polls of one
 	// backchannel authentication request.
 	CIBAInterval time.Duration
+	// RequestTimeout is every request's deadline (DefaultRequestTimeout
+	// when zero): past it the database is abandoned and the answer is 503.
+	RequestTimeout time.Duration
 
 	// From the environment only (secrets).
 	// KEK encrypts signing keys at rest; required with a database.
@@ -124,6 +134,7 @@ func (c *Config) bind(b *binder) {
 	b.str(&c.Registry, "registry", EnvRegistry, DefaultRegistry, "tools `file` the embedded default loads")
 	b.str(&c.LogLevel, "log-level", EnvLogLevel, "info", "debug, info, warn or error")
 	b.duration(&c.CIBAInterval, "ciba-interval", EnvCIBAInterval, approval.DefaultInterval, "least time between two polls of a backchannel (CIBA) request, 1s to 60s")
+	b.duration(&c.RequestTimeout, "request-timeout", EnvRequestTimeout, DefaultRequestTimeout, "server-side deadline of every request, 1s to 25s; past it the answer is 503")
 }
 
 // envOnly lists the settings read from the environment alone, for --help.
@@ -204,6 +215,9 @@ func (c *Config) validate() []error {
 	}
 	if c.RateBurst < 1 {
 		bad("--rate-burst %d: want a positive integer", c.RateBurst)
+	}
+	if c.RequestTimeout < MinRequestTimeout || c.RequestTimeout > MaxRequestTimeout {
+		bad("--request-timeout %s: want a duration from %s to %s", c.RequestTimeout, MinRequestTimeout, MaxRequestTimeout)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -165,6 +165,7 @@ func (s *Server) wire(ctx context.Context) error {
 		Log:            s.log,
 		OAuthBodyLimit: cfg.OAuthBodyLimit,
 		AdminBodyLimit: cfg.AdminBodyLimit,
+		RequestTimeout: cfg.RequestTimeout,
 	})
 	return nil
 }
