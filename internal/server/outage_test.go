@@ -145,3 +145,5 @@ func TestStalledDatabaseAnswers503WithinTheDeadline(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+func stringsReader(s string) io.Reader { return strings.NewReader(s) }

@@ -1,0 +1,183 @@
+package server_test
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/typeward/typeward/internal/server"
+)
+
+// privateCluster is a PostgreSQL cluster of the test's own, in a temporary
+// directory on a free port, so that the test may stop it: the shared
+// database on 5432 is never touched.
+type privateCluster struct {
+	t        *testing.T
+	bin, dir string
+	port     int
+	asUser   []string // run as postgres when the test runs as root
+}
+
+func newPrivateCluster(t *testing.T) *privateCluster {
+	t.Helper()
+	bin := ""
+	for _, d := range []string{"/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin"} {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			bin = d
+			break
+		}
+	}
+	if bin == "" {
+		t.Fatal("no PostgreSQL server binaries (initdb) under /usr/lib/postgresql: .ci/run installs them")
+	}
+	// Not t.TempDir: its parent is private to root, and the cluster runs
+	// as postgres.
+	dir, err := os.MkdirTemp("", "typeward-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	c := &privateCluster{t: t, bin: bin, dir: filepath.Join(dir, "data")}
+	if os.Geteuid() == 0 {
+		pg, err := user.Lookup("postgres")
+		if err != nil {
+			t.Fatal("running as root without a postgres user to run the cluster as")
+		}
+		uid, _ := strconv.Atoi(pg.Uid)
+		gid, _ := strconv.Atoi(pg.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+		c.asUser = []string{"runuser", "-u", "postgres", "--"}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.port = ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	c.run("initdb", "-D", c.dir, "--auth=trust", "-U", "postgres", "--no-sync")
+	c.start()
+	t.Cleanup(func() { _ = c.cmd("pg_ctl", "-D", c.dir, "-m", "immediate", "stop").Run() })
+	return c
+}
+
+func (c *privateCluster) cmd(name string, args ...string) *exec.Cmd {
+	argv := append(append([]string{}, c.asUser...), append([]string{filepath.Join(c.bin, name)}, args...)...)
+	return exec.Command(argv[0], argv[1:]...)
+}
+
+func (c *privateCluster) run(name string, args ...string) {
+	c.t.Helper()
+	if out, err := c.cmd(name, args...).CombinedOutput(); err != nil {
+		c.t.Fatalf("%s: %v\n%s", name, err, out)
+	}
+}
+
+func (c *privateCluster) start() {
+	c.run("pg_ctl", "-D", c.dir, "-w", "-l", filepath.Join(c.dir, "log"), "-o",
+		fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off", c.port, c.dir), "start")
+}
+
+// stop shuts the cluster down as an operator or a crash would: every
+// connection is cut at once.
+func (c *privateCluster) stop() { c.run("pg_ctl", "-D", c.dir, "-m", "immediate", "-w", "stop") }
+
+func (c *privateCluster) url() string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.port)
+}
+
+// TestDatabaseOutage stops the database under load: within a second every
+// token request is answered 503 temporarily_unavailable with Retry-After,
+// never 500; after the restart tokens are issued again.
+func TestDatabaseOutage(t *testing.T) {
+	t.Parallel()
+	cluster := newPrivateCluster(t)
+	h := start(t, database, func(c *server.Config) {
+		c.DatabaseURL, c.Migrate = cluster.url(), true
+		c.RequestTimeout = 2 * time.Second
+	})
+	admin := h.adminToken()
+	app := h.createClient(admin, map[string]any{"client_name": "load", "allowed_scopes": []string{"typeward:admin"}})
+	grant := url.Values{"grant_type": {"client_credentials"}, "scope": {"typeward:admin"}}
+
+	type answer struct {
+		at     time.Time
+		status int
+		retry  string
+	}
+	var (
+		mu      sync.Mutex
+		answers []answer
+		stop    atomic.Bool
+		wg      sync.WaitGroup
+	)
+	client := &http.Client{Timeout: 10 * time.Second}
+	for range 4 {
+		wg.Go(func() {
+			for !stop.Load() {
+				req, _ := http.NewRequest(http.MethodPost, h.base+"/oauth2/token", stringsReader(grant.Encode()))
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				req.SetBasicAuth(app.ID, app.Secret)
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Errorf("request failed: %v", err)
+					return
+				}
+				resp.Body.Close()
+				mu.Lock()
+				answers = append(answers, answer{time.Now(), resp.StatusCode, resp.Header.Get("Retry-After")})
+				mu.Unlock()
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+	}
+	time.Sleep(300 * time.Millisecond)
+	stopped := time.Now()
+	cluster.stop()
+	time.Sleep(2 * time.Second)
+	restarted := time.Now()
+	cluster.start()
+	time.Sleep(3 * time.Second)
+	stop.Store(true)
+	wg.Wait()
+
+	var first503, firstOKAfter time.Time
+	okBefore, unavailable := 0, 0
+	for _, a := range answers {
+		switch {
+		case a.status == http.StatusInternalServerError:
+			t.Errorf("a 500 at %v after the stop", a.at.Sub(stopped))
+		case a.at.Before(stopped) && a.status == http.StatusOK:
+			okBefore++
+		case a.status == http.StatusServiceUnavailable:
+			unavailable++
+			if a.retry == "" {
+				t.Errorf("503 without Retry-After at %v", a.at.Sub(stopped))
+			}
+			if first503.IsZero() {
+				first503 = a.at
+			}
+		case a.status == http.StatusOK && a.at.After(restarted) && firstOKAfter.IsZero():
+			firstOKAfter = a.at
+		}
+	}
+	t.Logf("%d answers: %d tokens before the stop, %d 503s; first 503 %v after the stop, first token %v after the restart began",
+		len(answers), okBefore, unavailable, first503.Sub(stopped), firstOKAfter.Sub(restarted))
+	if okBefore == 0 || first503.IsZero() || first503.Sub(stopped) > time.Second {
+		t.Errorf("no token before the outage, or no 503 within a second of it (first 503 at %v)", first503.Sub(stopped))
+	}
+	if firstOKAfter.IsZero() {
+		t.Error("no token after the database came back")
+	}
+}
