@@ -23,8 +23,65 @@ type RotateOptions struct {
 // refresh interval for the other replicas to publish it); the key signing
 // until then stops at that moment and stays published until the last
 // token it signed has expired. It returns the new key's record.
+//
+// A manual rotation is refused (a *RotationRefused) while the previous one
+// is still pending (its key does not sign yet) or when MaxPublishedKeys
+// are published: rotating faster only lengthens the JWKS. An emergency
+// rotation is never refused, since it withdraws every other key.
 func (k *Keyring) Rotate(ctx context.Context, opts RotateOptions) (Record, error) {
+	if !opts.Emergency {
+		if err := k.rotationAllowed(ctx); err != nil {
+			return Record{}, err
+		}
+	}
 	return k.rotate(ctx, opts, time.Time{})
+}
+
+// MaxPublishedKeys bounds the JWKS: the signing key, one pending, and the
+// retired keys whose tokens may still be live fit with room to spare.
+const MaxPublishedKeys = 10
+
+// RotationRefused is a manual rotation that would come too soon.
+type RotationRefused struct {
+	Reason string
+	// RetryAt is when a rotation will be accepted (zero: unknown).
+	RetryAt time.Time
+}
+
+func (e *RotationRefused) Error() string { return "keys: rotation refused: " + e.Reason }
+
+// rotationAllowed checks the guard against the store's current keys.
+func (k *Keyring) rotationAllowed(ctx context.Context) error {
+	k.mu.Lock()
+	err := k.load(ctx)
+	snap := k.snap.Load()
+	k.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	now := k.now()
+	published := 0
+	var earliestExpiry time.Time
+	for _, rec := range snap.records {
+		if !rec.published(now) {
+			continue
+		}
+		published++
+		if !rec.ActivateAt.After(now) && !rec.ExpiresAt.IsZero() && (earliestExpiry.IsZero() || rec.ExpiresAt.Before(earliestExpiry)) {
+			earliestExpiry = rec.ExpiresAt
+		}
+		if rec.ActivateAt.After(now) {
+			return &RotationRefused{RetryAt: rec.ActivateAt,
+				Reason: fmt.Sprintf("key %s from the last rotation is still pending: it signs from %s; rotate again after that (or rotate with emergency for a compromised key)",
+					rec.KID, rec.ActivateAt.UTC().Format(time.RFC3339))}
+		}
+	}
+	if published >= MaxPublishedKeys {
+		return &RotationRefused{RetryAt: earliestExpiry,
+			Reason: fmt.Sprintf("%d keys are published, at most %d: wait until retired keys leave the JWKS (the next at %s)",
+				published, MaxPublishedKeys, earliestExpiry.UTC().Format(time.RFC3339))}
+	}
+	return nil
 }
 
 // rotate is Rotate, made conditional by a non-zero ifNewestCreated (see
