@@ -200,8 +200,16 @@ func TestKubernetes(t *testing.T) {
 						RunAsNonRoot bool `json:"runAsNonRoot"`
 					} `json:"securityContext"`
 					Containers []struct {
-						Args           []string                      `json:"args"`
-						Ports          []struct{ ContainerPort int } `json:"ports"`
+						Args  []string `json:"args"`
+						Ports []struct {
+							Name          string
+							ContainerPort int
+						} `json:"ports"`
+						Lifecycle struct {
+							PreStop struct {
+								Sleep struct{ Seconds int } `json:"sleep"`
+							} `json:"preStop"`
+						} `json:"lifecycle"`
 						ReadinessProbe struct {
 							HTTPGet struct{ Path string } `json:"httpGet"`
 						} `json:"readinessProbe"`
@@ -225,8 +233,12 @@ func TestKubernetes(t *testing.T) {
 	}
 	c := pod.Containers[0]
 	if c.ReadinessProbe.HTTPGet.Path != "/readyz" || c.LivenessProbe.HTTPGet.Path != "/healthz" ||
-		len(c.Ports) != 1 || c.Ports[0].ContainerPort != 8080 || !slices.Contains(c.Args, "serve") {
+		len(c.Ports) != 2 || c.Ports[0].ContainerPort != 8080 || c.Ports[1].ContainerPort != 9090 || !slices.Contains(c.Args, "serve") ||
+		!slices.Contains(c.Args, "--metrics-addr=0.0.0.0:9090") {
 		t.Errorf("container %+v", c)
+	}
+	if c.Lifecycle.PreStop.Sleep.Seconds < 1 {
+		t.Errorf("no preStop delay: %+v", c.Lifecycle)
 	}
 	if !slices.ContainsFunc(c.EnvFrom, func(e struct {
 		SecretRef *struct{ Name string } `json:"secretRef"`

@@ -100,7 +100,14 @@ func adminProblem(err error) *Problem {
 		valid *clients.ValidationError
 		parse *composition.ParseError
 	)
+	var refused *keys.RotationRefused
 	switch {
+	case errors.As(err, &refused):
+		p := problem(http.StatusTooManyRequests, refused.Reason)
+		if !refused.RetryAt.IsZero() {
+			p.retryAfter = max(int(time.Until(refused.RetryAt).Seconds()+1), 1)
+		}
+		return p
 	case outage.Is(err):
 		p := problem(http.StatusServiceUnavailable, "a dependency of the server is unavailable; retry later")
 		p.retryAfter, p.cause = outage.RetryAfter, err

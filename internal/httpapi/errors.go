@@ -20,7 +20,7 @@ type Problem struct {
 	Detail     string
 	Extensions map[string]any
 	cause      error // logged, never written
-	retryAfter int   // seconds, for a 503
+	retryAfter int   // seconds, for a 429 or 503
 }
 
 func (p *Problem) Error() string {
@@ -114,12 +114,14 @@ func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err 
 	if !errors.As(err, &p) {
 		p = adminProblem(err)
 	}
+	if p.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(p.retryAfter))
+	}
 	switch {
 	case p.Status == http.StatusServiceUnavailable:
 		// An outage fails every request alike: the request log line and
 		// the readiness probe say enough.
 		log.DebugContext(r.Context(), "admin endpoint unavailable", "err", err, "request_id", requestIDFrom(r.Context()))
-		w.Header().Set("Retry-After", strconv.Itoa(max(p.retryAfter, 1)))
 	case p.Status >= 500:
 		log.ErrorContext(r.Context(), "admin endpoint failed", "err", err, "request_id", requestIDFrom(r.Context()))
 	}

@@ -83,7 +83,6 @@ func NewRouter(cfg Config) http.Handler {
 
 	r.Get("/healthz", pub.healthz)
 	r.Get("/readyz", pub.readyz)
-	r.Method(http.MethodGet, "/metrics", cfg.Metrics.Handler())
 	r.Get(oauth.PathMetadata, pub.serveMetadata)
 	r.Get(oauth.PathJWKS, pub.serveJWKS)
 	r.Get(PathRegistryVersion, reg.toolVersion)

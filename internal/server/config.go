@@ -37,6 +37,14 @@ const (
 	DefaultRequestTimeout = 15 * time.Second
 	MinRequestTimeout     = time.Second
 	MaxRequestTimeout     = 25 * time.Second
+	// DefaultDrainDelay is how long, after SIGTERM, readiness is red while
+	// requests are still served, so that load balancers stop sending
+	// before the listener closes.
+	DefaultDrainDelay = 5 * time.Second
+	MaxDrainDelay     = 30 * time.Second
+	// DefaultMetricsAddr keeps /metrics off the public listener: only the
+	// host (or pod) itself can scrape it unless the operator says otherwise.
+	DefaultMetricsAddr = "127.0.0.1:9090"
 )
 
 // Environment variables. A flag given on the command line wins over its
@@ -58,6 +66,8 @@ const (
 	EnvAuditRetention = "TYPEWARD_AUDIT_RETENTION"
 	EnvCIBAInterval   = "TYPEWARD_CIBA_INTERVAL"
 	EnvRequestTimeout = "TYPEWARD_REQUEST_TIMEOUT"
+	EnvDrainDelay     = "TYPEWARD_DRAIN_DELAY"
+	EnvMetricsAddr    = "TYPEWARD_METRICS_ADDR"
 	// Secrets: environment only.
 	EnvKEK               = "TYPEWARD_KEY_ENCRYPTION_KEY"
 	EnvPepper            = "TYPEWARD_CLIENT_SECRET_PEPPER"
@@ -93,6 +103,11 @@ type Config struct {
 	// RequestTimeout is every request's deadline (DefaultRequestTimeout
 	// when zero): past it the database is abandoned and the answer is 503.
 	RequestTimeout time.Duration
+	// DrainDelay is how long readiness is red before the listener closes
+	// on shutdown (0: close at once).
+	DrainDelay time.Duration
+	// MetricsAddr is the operator listener serving /metrics ("": none).
+	MetricsAddr string
 
 	// From the environment only (secrets).
 	// KEK encrypts signing keys at rest; required with a database.
@@ -134,6 +149,8 @@ func (c *Config) bind(b *binder) {
 	b.str(&c.Registry, "registry", EnvRegistry, DefaultRegistry, "tools `file` the embedded default loads")
 	b.str(&c.LogLevel, "log-level", EnvLogLevel, "info", "debug, info, warn or error")
 	b.duration(&c.CIBAInterval, "ciba-interval", EnvCIBAInterval, approval.DefaultInterval, "least time between two polls of a backchannel (CIBA) request, 1s to 60s")
+	b.duration(&c.DrainDelay, "drain-delay", EnvDrainDelay, DefaultDrainDelay, "on SIGTERM, report not ready and keep serving this long before closing the listener, 0 to 30s")
+	b.str(&c.MetricsAddr, "metrics-addr", EnvMetricsAddr, DefaultMetricsAddr, "operator listener for /metrics, `host:port` (empty: no metrics listener); never the public one")
 	b.duration(&c.RequestTimeout, "request-timeout", EnvRequestTimeout, DefaultRequestTimeout, "server-side deadline of every request, 1s to 25s; past it the answer is 503")
 }
 
@@ -215,6 +232,14 @@ func (c *Config) validate() []error {
 	}
 	if c.RateBurst < 1 {
 		bad("--rate-burst %d: want a positive integer", c.RateBurst)
+	}
+	if c.DrainDelay < 0 || c.DrainDelay > MaxDrainDelay {
+		bad("--drain-delay %s: want a duration from 0 to %s", c.DrainDelay, MaxDrainDelay)
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			bad("--metrics-addr %q: want host:port", c.MetricsAddr)
+		}
 	}
 	if c.RequestTimeout < MinRequestTimeout || c.RequestTimeout > MaxRequestTimeout {
 		bad("--request-timeout %s: want a duration from %s to %s", c.RequestTimeout, MinRequestTimeout, MaxRequestTimeout)

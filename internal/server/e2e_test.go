@@ -308,8 +308,12 @@ func scenario(t *testing.T, h *harness) {
 		t.Errorf("after aggregate_stats changed: %d %s", r.status, r.body)
 	}
 
-	// Metrics counted by outcome and route pattern.
-	metrics := string(h.get("/metrics").body)
+	// Metrics counted by outcome and route pattern, on the operator
+	// listener only.
+	if r := h.get("/metrics"); r.status != http.StatusNotFound {
+		t.Errorf("/metrics on the public listener: %d", r.status)
+	}
+	metrics := h.scrape()
 	for _, want := range []string{
 		`typeward_token_requests_total{outcome="denied",reason="invalid_authorization_details"} 2`,
 		`typeward_http_request_duration_seconds_count{method="POST",route="/oauth2/token",status="403"} 2`,

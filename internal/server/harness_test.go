@@ -89,6 +89,7 @@ func start(t testing.TB, m mode, configure func(*server.Config)) *harness {
 		Addr: ln.Addr().String(), Issuer: h.base, TokenTTL: 5 * time.Minute, SigningAlg: keys.ES256,
 		JWKSMaxAge: 15 * time.Minute, RateLimit: 1000, RateBurst: 1000, LogLevel: "info",
 		AdminClientID: h.adminID, AdminClientSecret: h.adminSK, ShutdownTimeout: 5 * time.Second,
+		MetricsAddr: "127.0.0.1:0",
 	}
 	if m == database {
 		_, schemaName := pgtest.New(t)
@@ -228,4 +229,22 @@ func compositionDetails(t testing.TB, file string) string {
 		t.Fatal(err)
 	}
 	return `[{"type":"mcp_composition","composition":` + string(doc) + `}]`
+}
+
+// scrape reads /metrics from the operator listener.
+func (h *harness) scrape() string {
+	h.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for h.srv.MetricsAddr() == "" { // Serve opens it
+		if time.Now().After(deadline) {
+			h.t.Fatal("no metrics listener")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+h.srv.MetricsAddr()+"/metrics", nil)
+	r := h.do(req)
+	if r.status != http.StatusOK {
+		h.t.Fatalf("scrape: %d", r.status)
+	}
+	return string(r.body)
 }

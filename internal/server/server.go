@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/typeward/typeward/internal/clients"
@@ -54,6 +55,10 @@ type Server struct {
 	changes *changeFanout
 	metrics *metrics.Metrics
 	handler http.Handler
+	// draining is set on shutdown: readiness reports not ready.
+	draining atomic.Bool
+	// metricsAddr is the operator listener's address once Serve opened it.
+	metricsAddr atomic.Pointer[string]
 	// Demo holds the embedded mode's demo client credentials (empty with a
 	// database).
 	Demo Credentials
@@ -234,14 +239,26 @@ func (f *changeFanout) Reset() {
 	f.svc.RegistryChanged()
 }
 
+// MetricsAddr is the operator listener's address, "" until Serve opened
+// it (or when there is none).
+func (s *Server) MetricsAddr() string {
+	if p := s.metricsAddr.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
 // Handler is the router.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Keyring is the server's signing keyring.
 func (s *Server) Keyring() *keys.Keyring { return s.keyring }
 
-// ready is /readyz: the store answers and a key signs.
+// ready is /readyz: not shutting down, the store answers and a key signs.
 func (s *Server) ready(ctx context.Context) error {
+	if s.draining.Load() {
+		return errors.New("shutting down")
+	}
 	if s.stores.db != nil {
 		if err := s.stores.db.Pool.Ping(ctx); err != nil {
 			return fmt.Errorf("database: %w", err)
@@ -271,6 +288,25 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	var wg sync.WaitGroup
 	s.startJobs(jobs, &wg)
 
+	var metricsSrv *http.Server
+	if s.cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", s.cfg.MetricsAddr)
+		if err != nil {
+			stopJobs()
+			wg.Wait()
+			return fmt.Errorf("metrics listener: %w", err)
+		}
+		addr := mln.Addr().String()
+		s.metricsAddr.Store(&addr)
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", s.metrics.Handler())
+		metricsSrv = &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
+			WriteTimeout: writeTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes,
+			ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+		go func() { _ = metricsSrv.Serve(mln) }()
+		s.log.Info("metrics listening", "addr", addr)
+	}
+
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	s.log.Info("typeward serving", "addr", ln.Addr().String(), "issuer", s.cfg.Issuer, "embedded", s.cfg.Embedded())
@@ -279,6 +315,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	select {
 	case err = <-served:
 	case <-ctx.Done():
+		// Readiness goes red first and the listener stays open a while, so
+		// that load balancers stop sending before connections are refused.
+		s.draining.Store(true)
+		if d := s.cfg.DrainDelay; d > 0 {
+			s.log.Info("shutting down: not ready, still serving", "drain_delay", d.String())
+			time.Sleep(d)
+		}
 		s.log.Info("shutting down: draining requests in flight", "timeout", s.cfg.ShutdownTimeout.String())
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 		err = srv.Shutdown(shutdownCtx)
@@ -286,6 +329,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		if serr := <-served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 			err = serr
 		}
+	}
+	if metricsSrv != nil {
+		_ = metricsSrv.Close()
 	}
 	stopJobs()
 	wg.Wait()
