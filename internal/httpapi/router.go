@@ -34,6 +34,8 @@ type Config struct {
 	JWKS     JWKSSource
 	Ready    ReadinessCheck
 	Admin    *Admin
+	// Console is the operator console's handler (nil: no console).
+	Console http.Handler
 	// Versions serves the public registry read endpoint; Admin.Registry
 	// when nil.
 	Versions VersionReader
@@ -94,6 +96,19 @@ func NewRouter(cfg Config) http.Handler {
 		r.Post(oauth.PathIntrospect, oa.introspect)
 		r.Post(oauth.PathRevoke, oa.revoke)
 	})
+
+	if c := cfg.Console; c != nil {
+		// Each console page is named here so that api/openapi.yaml lists
+		// it; the console routes them itself.
+		r.Get("/console/", c.ServeHTTP)
+		r.Get("/console/signin", c.ServeHTTP)
+		r.Post("/console/signin", c.ServeHTTP)
+		r.Post("/console/signout", c.ServeHTTP)
+		r.Get("/console/approvals", c.ServeHTTP)
+		r.Post("/console/approvals/{id}", c.ServeHTTP)
+		r.Get("/console/activity", c.ServeHTTP)
+		r.Get("/console/static/{file}", c.ServeHTTP)
+	}
 
 	r.Route("/admin/v1", func(r chi.Router) {
 		r.Use(limitBody(cfg.AdminBodyLimit, ad.refuseLarge), ad.authenticate)

@@ -17,7 +17,7 @@ import (
 
 // routes lists "METHOD /path" for every route of the router.
 func routes(t *testing.T) []string {
-	r := NewRouter(Config{OAuth: &oauth.Service{}, Admin: &Admin{}, Metrics: metrics.New(metrics.Options{}), Log: slog.New(slog.DiscardHandler)})
+	r := NewRouter(Config{OAuth: &oauth.Service{}, Admin: &Admin{}, Console: http.NotFoundHandler(), Metrics: metrics.New(metrics.Options{}), Log: slog.New(slog.DiscardHandler)})
 	var out []string
 	err := chi.Walk(r.(chi.Routes), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
 		out = append(out, method+" "+strings.TrimSuffix(route, "/*"))

@@ -16,6 +16,7 @@ import (
 	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/keys"
+	"github.com/typeward/typeward/internal/users"
 )
 
 // Bounds and defaults of the configuration.
@@ -73,6 +74,8 @@ const (
 	EnvPepper            = "TYPEWARD_CLIENT_SECRET_PEPPER"
 	EnvAdminClientID     = clients.AdminClientIDEnv
 	EnvAdminClientSecret = clients.AdminClientSecretEnv
+	EnvConsoleUser       = "TYPEWARD_CONSOLE_USER"
+	EnvConsolePassword   = "TYPEWARD_CONSOLE_PASSWORD"
 )
 
 // Config is a validated configuration.
@@ -116,6 +119,8 @@ type Config struct {
 	Pepper []byte
 	// AdminClientID and AdminClientSecret bootstrap the admin client.
 	AdminClientID, AdminClientSecret string
+	// ConsoleUser and ConsolePassword bootstrap an approver of the console.
+	ConsoleUser, ConsolePassword string
 
 	// Not configurable: zero means the component's default.
 	OAuthBodyLimit, AdminBodyLimit int64
@@ -159,6 +164,7 @@ var envOnly = [][2]string{
 	{EnvKEK, "with a database: 32 bytes (base64 or hex) encrypting signing keys at rest"},
 	{EnvPepper, "with a database: 32 bytes (base64) keying the client secret hash"},
 	{EnvAdminClientID + ", " + EnvAdminClientSecret, "bootstrap the admin client (scope " + clients.AdminScope + ")"},
+	{EnvConsoleUser + ", " + EnvConsolePassword, "bootstrap a console approver (password of at least 12 characters)"},
 }
 
 // ParseConfig reads flags over environment variables and validates the
@@ -173,6 +179,7 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (*C
 	}
 	problems := b.problems
 	c.AdminClientID, c.AdminClientSecret = getenv(EnvAdminClientID), getenv(EnvAdminClientSecret)
+	c.ConsoleUser, c.ConsolePassword = getenv(EnvConsoleUser), getenv(EnvConsolePassword)
 	if !c.Embedded() {
 		var err error
 		if c.KEK, err = KEKFromEnv(getenv); err != nil {
@@ -251,6 +258,14 @@ func (c *Config) validate() []error {
 	}
 	if c.AdminClientID != "" || c.AdminClientSecret != "" {
 		problems = append(problems, clients.ValidateAdminCredentials(c.AdminClientID, c.AdminClientSecret)...)
+	}
+	if c.ConsoleUser != "" || c.ConsolePassword != "" {
+		if err := users.ValidateName(c.ConsoleUser); err != nil {
+			bad("%s: %v", EnvConsoleUser, err)
+		}
+		if err := users.ValidatePassword(c.ConsolePassword); err != nil {
+			bad("%s: %v", EnvConsolePassword, err)
+		}
 	}
 	if c.Migrate && c.Embedded() {
 		bad("--migrate needs a database (DATABASE_URL or --database-url)")

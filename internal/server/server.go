@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/composition"
+	"github.com/typeward/typeward/internal/console"
 	"github.com/typeward/typeward/internal/httpapi"
 	"github.com/typeward/typeward/internal/keys"
 	"github.com/typeward/typeward/internal/metrics"
@@ -23,6 +25,7 @@ import (
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/store/postgres"
 	"github.com/typeward/typeward/internal/token"
+	"github.com/typeward/typeward/internal/users"
 	"github.com/typeward/typeward/verify"
 )
 
@@ -65,6 +68,9 @@ type Server struct {
 	// Admin holds generated admin credentials when the embedded mode made
 	// them (no TYPEWARD_ADMIN_* given).
 	Admin Credentials
+	// Console holds the generated console approver of the embedded mode
+	// (no TYPEWARD_CONSOLE_* given).
+	Console Credentials
 }
 
 // Credentials of a client made at start.
@@ -112,6 +118,12 @@ func (s *Server) wire(ctx context.Context) error {
 		}
 		if outcome == clients.AdminDisabled {
 			s.log.Warn("the admin client is disabled in the store; the admin API is unusable until an operator enables it", "client_id", cfg.AdminClientID)
+		}
+	}
+
+	if cfg.ConsoleUser != "" {
+		if err := users.Ensure(ctx, st.users, cfg.ConsoleUser, cfg.ConsolePassword, users.Approver, time.Now()); err != nil {
+			return fmt.Errorf("console user: %w", err)
 		}
 	}
 
@@ -166,6 +178,8 @@ func (s *Server) wire(ctx context.Context) error {
 		Ready:    s.ready,
 		Admin: &httpapi.Admin{Tokens: svc, Registry: st.registry, Validator: validator, Clients: st.clients,
 			Hasher: st.hasher, Keys: s.keyring, Audit: st.audit},
+		Console: console.New(console.Config{Users: st.users, Approvals: st.approvals, Clients: st.clients,
+			Registry: st.registry, Validator: validator, Audit: st.audit, Secure: strings.HasPrefix(cfg.Issuer, "https://"), Log: s.log}),
 		Metrics:        s.metrics,
 		Log:            s.log,
 		OAuthBodyLimit: cfg.OAuthBodyLimit,
@@ -204,6 +218,13 @@ func (s *Server) seedEmbedded(ctx context.Context) error {
 		}
 		s.Admin = Credentials{ID: admin.ID, Secret: secret}
 	}
+	if s.cfg.ConsoleUser == "" {
+		password := users.GeneratePassword()
+		if err := users.Add(ctx, st.users, "approver", password, users.Approver, time.Now()); err != nil {
+			return fmt.Errorf("console user: %w", err)
+		}
+		s.Console = Credentials{ID: "approver", Secret: password}
+	}
 	return nil
 }
 
@@ -219,6 +240,10 @@ func (s *Server) PrintEmbeddedCredentials(w io.Writer) {
 	if s.Admin.ID != "" {
 		fmt.Fprintf(w, "typeward: admin client (scope %s):\n", clients.AdminScope)
 		fmt.Fprintf(w, "export TYPEWARD_ADMIN_CLIENT_ID=%s\nexport TYPEWARD_ADMIN_CLIENT_SECRET=%s\n", s.Admin.ID, s.Admin.Secret)
+	}
+	if s.Console.ID != "" {
+		fmt.Fprintf(w, "typeward: console approver at %s/console (sign in with these):\n", s.cfg.Issuer)
+		fmt.Fprintf(w, "export TYPEWARD_CONSOLE_USER=%s\nexport TYPEWARD_CONSOLE_PASSWORD=%s\n", s.Console.ID, s.Console.Secret)
 	}
 }
 
@@ -376,6 +401,9 @@ func (s *Server) housekeeping(ctx context.Context) {
 	}
 	if err := s.stores.audit.Retain(ctx, now, s.cfg.AuditRetention); err != nil && ctx.Err() == nil {
 		s.log.Warn("audit retention failed", "err", err)
+	}
+	if _, err := s.stores.users.PurgeSessions(ctx, now); err != nil && ctx.Err() == nil {
+		s.log.Warn("purging expired console sessions failed", "err", err)
 	}
 	// Expired backchannel requests are kept a day, for the console.
 	if _, err := s.stores.approvals.Purge(ctx, now.Add(-24*time.Hour)); err != nil && ctx.Err() == nil {

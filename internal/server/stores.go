@@ -14,6 +14,7 @@ import (
 	"github.com/typeward/typeward/internal/revocation"
 	"github.com/typeward/typeward/internal/store/memory"
 	"github.com/typeward/typeward/internal/store/postgres"
+	"github.com/typeward/typeward/internal/users"
 )
 
 // MemoryAuditCapacity bounds the embedded mode's in-memory issuance log.
@@ -28,6 +29,7 @@ type stores struct {
 	audit       audit.Store
 	keys        keys.Store
 	approvals   approval.Store
+	users       users.Store
 	kek         *keys.KEK
 	hasher      *clients.Hasher
 
@@ -47,7 +49,7 @@ func openMemory() (*stores, error) {
 	return &stores{
 		registry: reg, clients: memory.NewClients(), replay: memory.NewAssertionReplay(),
 		revocations: memory.NewRevocations(), audit: memory.NewAudit(MemoryAuditCapacity),
-		keys: memory.NewKeys(), approvals: memory.NewApprovals(), kek: kek, hasher: clients.NewRandomHasher(), watch: reg.Watch,
+		keys: memory.NewKeys(), approvals: memory.NewApprovals(), users: memory.NewUsers(), kek: kek, hasher: clients.NewRandomHasher(), watch: reg.Watch,
 	}, nil
 }
 
@@ -84,7 +86,7 @@ func newPostgresStores(db *postgres.DB, kek *keys.KEK, hasher *clients.Hasher) *
 	return &stores{
 		registry: reg, clients: postgres.NewClients(db), replay: postgres.NewAssertionReplay(db),
 		revocations: postgres.NewRevocations(db), audit: postgres.NewAudit(db),
-		keys: postgres.NewKeys(db), approvals: postgres.NewApprovals(db), kek: kek, hasher: hasher, db: db, watch: reg.Watch,
+		keys: postgres.NewKeys(db), approvals: postgres.NewApprovals(db), users: postgres.NewUsers(db), kek: kek, hasher: hasher, db: db, watch: reg.Watch,
 	}
 }
 

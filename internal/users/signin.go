@@ -133,3 +133,6 @@ func Add(ctx context.Context, s Store, name, password string, role Role, now tim
 	}
 	return s.Create(ctx, &User{Name: name, Role: role, PasswordHash: HashPassword(password), CreatedAt: now})
 }
+
+// NewCSRF returns a fresh random token for a form.
+func NewCSRF() string { return randomToken() }

@@ -1,0 +1,226 @@
+// Package console is the operator console typeward serves at /console:
+// people sign in, approve or deny backchannel requests next to a drawing
+// of their composition, and watch issuance. Pages are html/template
+// (auto-escaped: every name, description and binding message is
+// untrusted), everything is embedded, and a strict Content-Security-Policy
+// forbids scripts and any asset from elsewhere.
+package console
+
+import (
+	"context"
+	"crypto/subtle"
+	"embed"
+	"errors"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/typeward/typeward/internal/approval"
+	"github.com/typeward/typeward/internal/audit"
+	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/composition"
+	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/users"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Prefix is where the console is mounted.
+const Prefix = "/console"
+
+// CSP allows nothing but this server's stylesheet and forms posting back
+// to it: no script at all, no frames, no remote asset.
+const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// Validator type-checks a composition; *composition.Validator implements it.
+type Validator interface {
+	Validate(ctx context.Context, c *composition.Composition) (*composition.Result, error)
+}
+
+// Config is every dependency of the console.
+type Config struct {
+	Users     users.Store
+	Approvals approval.Store
+	Clients   clients.Getter
+	Registry  registry.Store
+	Validator Validator
+	Audit     audit.Store
+	// Secure marks cookies Secure (the issuer is https).
+	Secure bool
+	Log    *slog.Logger
+	Now    func() time.Time
+}
+
+type console struct {
+	cfg   Config
+	pages map[string]*template.Template
+	draw  *drawer
+}
+
+// New returns the console's handler, to mount at Prefix.
+func New(cfg Config) http.Handler {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	c := &console{cfg: cfg, pages: map[string]*template.Template{},
+		draw: &drawer{validator: cfg.Validator, registry: cfg.Registry}}
+	funcs := template.FuncMap{"time": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") }}
+	for _, page := range []string{"signin", "approvals", "activity"} {
+		c.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/graph.html", "templates/"+page+".html"))
+	}
+	static, _ := fs.Sub(staticFS, "static")
+	mux := http.NewServeMux()
+	mux.Handle("GET "+Prefix+"/static/", http.StripPrefix(Prefix+"/static/", http.FileServerFS(static)))
+	mux.HandleFunc("GET "+Prefix+"/{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, Prefix+"/approvals", http.StatusSeeOther)
+	})
+	mux.HandleFunc("GET "+Prefix+"/signin", c.signinPage)
+	mux.HandleFunc("POST "+Prefix+"/signin", c.signin)
+	mux.HandleFunc("POST "+Prefix+"/signout", c.withSession(c.signout))
+	mux.HandleFunc("GET "+Prefix+"/approvals", c.withSession(c.approvals))
+	mux.HandleFunc("POST "+Prefix+"/approvals/{id}", c.withSession(c.decide))
+	mux.HandleFunc("GET "+Prefix+"/activity", c.withSession(c.activity))
+	return secureHeaders(mux)
+}
+
+func secureHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", CSP)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// session is the signed-in person of a request.
+type session struct {
+	*users.Session
+	user *users.User
+}
+
+func (c *console) cookieName() string {
+	if c.cfg.Secure {
+		return "__Host-typeward_session"
+	}
+	return "typeward_session"
+}
+
+const preSessionCookie = "typeward_signin"
+
+func (c *console) setCookie(w http.ResponseWriter, name, value string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
+		Secure: c.cfg.Secure, SameSite: http.SameSiteStrictMode})
+}
+
+func (c *console) withSession(h func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ck, err := r.Cookie(c.cookieName())
+		if err != nil || len(ck.Value) > 100 {
+			http.Redirect(w, r, Prefix+"/signin", http.StatusSeeOther)
+			return
+		}
+		sess, err := c.cfg.Users.Session(r.Context(), users.HashToken(ck.Value), c.cfg.Now())
+		if errors.Is(err, users.ErrNotFound) {
+			http.Redirect(w, r, Prefix+"/signin", http.StatusSeeOther)
+			return
+		} else if err != nil {
+			c.fail(w, r, err)
+			return
+		}
+		u, err := c.cfg.Users.Get(r.Context(), sess.User)
+		if err != nil {
+			c.fail(w, r, err)
+			return
+		}
+		s := &session{Session: sess, user: u}
+		if r.Method == http.MethodPost && !sameToken(r.PostFormValue("csrf"), sess.CSRF) {
+			c.render(w, r, http.StatusForbidden, "signin", map[string]any{"Error": "The form is stale or forged (CSRF token mismatch); reload the page."})
+			return
+		}
+		h(w, r, s)
+	}
+}
+
+func sameToken(got, want string) bool {
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+func (c *console) fail(w http.ResponseWriter, r *http.Request, err error) {
+	c.cfg.Log.ErrorContext(r.Context(), "console failed", "err", err, "path", r.URL.Path)
+	http.Error(w, "internal error; see the server log", http.StatusInternalServerError)
+}
+
+func (c *console) render(w http.ResponseWriter, r *http.Request, status int, page string, data map[string]any) {
+	data["Page"] = page
+	var buf strings.Builder
+	if err := c.pages[page].Execute(&buf, data); err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(buf.String()))
+}
+
+func (c *console) signinPage(w http.ResponseWriter, r *http.Request) {
+	token := users.NewCSRF()
+	c.setCookie(w, preSessionCookie, token, 600)
+	c.render(w, r, http.StatusOK, "signin", map[string]any{"CSRF": token})
+}
+
+// signin checks the login form's CSRF token against the pre-session
+// cookie (so another site cannot sign a browser in), then the password
+// under the store's backoff.
+func (c *console) signin(w http.ResponseWriter, r *http.Request) {
+	pre, err := r.Cookie(preSessionCookie)
+	if err != nil || !sameToken(r.PostFormValue("csrf"), pre.Value) {
+		c.render(w, r, http.StatusForbidden, "signin", map[string]any{"Error": "The sign-in form is stale or forged (CSRF token mismatch); reload the page."})
+		return
+	}
+	sess, token, err := users.SignIn(r.Context(), c.cfg.Users, r.PostFormValue("username"), r.PostFormValue("password"), c.cfg.Now())
+	var te *users.ThrottledError
+	switch {
+	case errors.As(err, &te):
+		w.Header().Set("Retry-After", retryAfter(te.RetryAt.Sub(c.cfg.Now())))
+		c.render(w, r, http.StatusTooManyRequests, "signin", map[string]any{"CSRF": pre.Value,
+			"Error": "Too many failed sign-ins: wait " + retryAfter(te.RetryAt.Sub(c.cfg.Now())) + " s before trying again."})
+		return
+	case errors.Is(err, users.ErrBadCredentials):
+		c.render(w, r, http.StatusUnauthorized, "signin", map[string]any{"CSRF": pre.Value, "Error": "Wrong user name or password."})
+		return
+	case err != nil:
+		c.fail(w, r, err)
+		return
+	}
+	c.setCookie(w, preSessionCookie, "", -1)
+	c.setCookie(w, c.cookieName(), token, int(sess.ExpiresAt.Sub(sess.CreatedAt)/time.Second))
+	http.Redirect(w, r, Prefix+"/approvals", http.StatusSeeOther)
+}
+
+func retryAfter(d time.Duration) string {
+	s := int((d + time.Second - 1) / time.Second)
+	return itoa(max(s, 1))
+}
+
+func (c *console) signout(w http.ResponseWriter, r *http.Request, s *session) {
+	if err := c.cfg.Users.DeleteSession(r.Context(), s.TokenHash); err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	c.setCookie(w, c.cookieName(), "", -1)
+	http.Redirect(w, r, Prefix+"/signin", http.StatusSeeOther)
+}
