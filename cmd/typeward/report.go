@@ -11,10 +11,13 @@ import (
 
 // writeTextReport prints what a person reads in a CI log: issues grouped by
 // edge in walk order under a header naming the edge and its tools, one line
-// each with the field path first, then a verdict line.
+// each with the field path first, under it the witness of an
+// incompatibility (clipped) and the target validator's complaint, then a
+// verdict line.
 //
 //	q->csv (db_query -> transform_csv)
 //	  rows->data  error  type_mismatch  rows[] is object but data[] expects string
+//	              rows = [{}] : data at '/0': got object, want string
 //	invalid: 1 error, 1 warning
 func writeTextReport(w io.Writer, r *composition.Result) error {
 	var b strings.Builder
@@ -42,6 +45,11 @@ func writeTextReport(w io.Writer, r *composition.Result) error {
 				warns++
 			}
 			fmt.Fprintf(&b, "  %-*s  %-7s  %s  %s\n", width, fieldOf(is), is.Severity, is.Code, oneLine(is.Message))
+			if is.WitnessError != nil {
+				src, tgt, _ := strings.Cut(is.FieldPath, "->")
+				fmt.Fprintf(&b, "  %-*s  %s = %s : %s %s\n", width, "", orDash(src), oneLine(verdict.Clip(is.Witness, maxTextWitness)),
+					orDash(tgt), oneLine(is.WitnessError.Message))
+			}
 		}
 	}
 	verdict := "valid"
@@ -61,6 +69,16 @@ func groupOf(is verdict.Issue) string {
 		return is.TargetTool
 	}
 	return "composition"
+}
+
+// maxTextWitness bounds a witness on a report line; longer ones end in "…".
+const maxTextWitness = 120
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func fieldOf(is verdict.Issue) string {

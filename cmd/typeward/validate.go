@@ -10,24 +10,28 @@ import (
 
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/composition"
+	"github.com/typeward/typeward/internal/policy"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
 // validateCommand is `typeward validate --registry TOOLS.json
-// COMPOSITION.json [--output text|json]`: exit 0 when no issue is an ERROR,
-// 1 when one is, 2 when the input cannot be used.
+// COMPOSITION.json [--output text|json] [--strict]`: exit 0 when no issue is
+// an ERROR, 1 when one is, 2 when the input cannot be used. --strict grades
+// as a strict client's token request is graded: every proven
+// incompatibility is an ERROR.
 type validateCommand struct {
 	m           *Main
 	registry    string
 	output      string
+	strict      bool
 	composition string
 }
 
 func newValidateCommand(m *Main) subcommand { return &validateCommand{m: m} }
 
 // validateUsage is the command line, repeated in every usage complaint.
-const validateUsage = "typeward validate --registry TOOLS.json COMPOSITION.json [--output text|json]"
+const validateUsage = "typeward validate --registry TOOLS.json COMPOSITION.json [--output text|json] [--strict]"
 
 func (c *validateCommand) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("typeward validate", flag.ContinueOnError)
@@ -37,6 +41,7 @@ func (c *validateCommand) ParseFlags(args []string) error {
 	fs.Usage = func() {}
 	fs.StringVar(&c.registry, "registry", "", "tools file: a tools/list result, an array of tools, or {\"servers\": [...]}")
 	fs.StringVar(&c.output, "output", "text", "report format: text or json")
+	fs.BoolVar(&c.strict, "strict", false, "grade as a client with validation strict: every proven incompatibility is an error")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		var ee *exitError
@@ -74,6 +79,9 @@ func (c *validateCommand) Run(ctx context.Context) error {
 	result, err := validator.Validate(ctx, comp)
 	if err != nil {
 		return usageError("%v", err)
+	}
+	if c.strict {
+		result = result.Under(policy.Strict)
 	}
 	if c.output == "json" {
 		err = writeJSONReport(c.m.Stdout, result)

@@ -128,7 +128,7 @@ func (r *run) array(s view, t node, p path) []finding {
 			continue
 		}
 		if isFalse(ti) {
-			out = append(out, r.report(verdict.SeverityError, verdict.CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), ti.ptr, p,
+			out = append(out, r.report(verdict.CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), ti.ptr, p,
 				"%s may have more than %d items but %s allows %d", srcMark, i, tgtMark, i))
 			tooLong = true
 			break
@@ -137,22 +137,22 @@ func (r *run) array(s view, t node, p path) []finding {
 	}
 	if tHasRest && !tooLong && (hi < 0 || hi > n) {
 		if isFalse(tRest) {
-			out = append(out, r.report(verdict.SeverityError, verdict.CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), tRest.ptr, p,
+			out = append(out, r.report(verdict.CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), tRest.ptr, p,
 				"%s may have more than %d items but %s allows %d", srcMark, n, tgtMark, n))
 		} else {
 			out = append(out, r.descend(r.srcItem(s, n), tRest, p.item())...)
 		}
 	}
 	if tmin, ok := intOf(t.m["minItems"]); ok && tmin.IsInt64() && int64(lo) < tmin.Int64() {
-		out = append(out, r.report(verdict.SeverityError, verdict.CodeSizeMismatch, orPtr(loPtr, r.srcPtr(s)), t.ptr+"/minItems", p,
+		out = append(out, r.report(verdict.CodeSizeMismatch, orPtr(loPtr, r.srcPtr(s)), t.ptr+"/minItems", p,
 			"%s may have fewer than %s items, the minItems of %s", srcMark, tmin, tgtMark))
 	}
 	if tmax, ok := intOf(t.m["maxItems"]); ok && !(hi >= 0 && (!tmax.IsInt64() || int64(hi) <= tmax.Int64())) {
-		out = append(out, r.report(verdict.SeverityError, verdict.CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), t.ptr+"/maxItems", p,
+		out = append(out, r.report(verdict.CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), t.ptr+"/maxItems", p,
 			"%s may have more than %s items, the maxItems of %s", srcMark, tmax, tgtMark))
 	}
 	if u, _ := t.m["uniqueItems"].(bool); u && !(hi >= 0 && hi <= 1) && !r.srcUnique(s) {
-		out = append(out, r.report(verdict.SeverityError, verdict.CodeUniqueItems, r.srcPtr(s), t.ptr+"/uniqueItems", p,
+		out = append(out, r.report(verdict.CodeUniqueItems, r.srcPtr(s), t.ptr+"/uniqueItems", p,
 			"%s may repeat items but %s requires unique items", srcMark, tgtMark))
 	}
 	return append(out, r.contains(s, t, p, lo, hi, n)...)

@@ -3,6 +3,7 @@ package compat
 import (
 	"github.com/typeward/typeward/internal/schema"
 	"github.com/typeward/typeward/internal/verdict"
+	"github.com/typeward/typeward/internal/witness"
 )
 
 // Node is a subschema inside a loaded document: the document and the JSON
@@ -13,15 +14,19 @@ type Node struct {
 	Pointer string
 }
 
-// Options shape one check.
+// Options shape one check's messages; they never change its verdict.
 type Options struct {
 	// SourceLabel and TargetLabel name the two sides in messages, e.g. "rows"
 	// and "data" give "rows[] is object but data[] expects string".
 	SourceLabel, TargetLabel string
-	// Conditional is set when the source may legitimately not produce the
-	// value (optional edge): null or absent values become WARNINGs
-	// (may_be_null / may_be_missing) instead of ERRORs.
-	Conditional bool
+}
+
+// Result is the checker's answer for one pair: the verdict and the Issues
+// behind it, each with its own verdict (Incompatible ones with a confirmed
+// witness). Issues carry no severity: that is policy (internal/policy).
+type Result struct {
+	Verdict verdict.Verdict
+	Issues  []verdict.Issue
 }
 
 // stepBudget bounds the comparisons one Check may make, so that an
@@ -33,58 +38,62 @@ const stepBudget = 10_000
 type Checker struct {
 	memo    *memo
 	regexps *regexpCache
+	search  searchFunc
 }
 
-// NewChecker returns a Checker with an empty memo.
+// NewChecker returns a Checker with an empty memo and the default witness
+// search.
 func NewChecker() *Checker {
-	return &Checker{memo: &memo{entries: map[memoKey]*memoEntry{}}, regexps: &regexpCache{}}
+	return &Checker{memo: &memo{entries: map[memoKey]*memoEntry{}}, regexps: &regexpCache{},
+		search: newSearch(witness.NewSearcher(witness.Budget{Time: searchTime}, searchMemoBytes))}
 }
 
-// Check returns every reason an instance of src might not be an instance of
-// tgt: nothing when compatibility is proven, ERRORs when it is disproven,
-// WARNING cannot_prove when the implemented rules cannot decide.
-func (c *Checker) Check(src, tgt Node, opts Options) []verdict.Issue {
+// Check tells whether every instance of src is an instance of tgt:
+// Compatible (no issue) when the rules prove it; Incompatible when a
+// witness, a value the real validator accepts under src and rejects under
+// tgt, is confirmed; Unknown otherwise, naming what could not be decided.
+func (c *Checker) Check(src, tgt Node, opts Options) Result {
 	if src.Schema == nil || tgt.Schema == nil {
-		return []verdict.Issue{{Severity: verdict.SeverityWarning, Code: verdict.CodeCannotProve, SourcePointer: src.Pointer, TargetPointer: tgt.Pointer,
-			Message: "cannot prove compatibility: a schema is missing"}}
+		return Result{Verdict: verdict.Unknown, Issues: []verdict.Issue{{Code: verdict.CodeCannotProve, SourcePointer: src.Pointer, TargetPointer: tgt.Pointer,
+			Message: "cannot prove compatibility: a schema is missing", Verdict: verdict.Unknown}}}
 	}
-	key := memoKey{src.Schema.Digest, src.Pointer, tgt.Schema.Digest, tgt.Pointer, opts.Conditional}
+	key := memoKey{src.Schema.Digest, src.Pointer, tgt.Schema.Digest, tgt.Pointer}
 	e, ok := c.memo.get(key)
 	if !ok {
-		e = c.memo.put(key, c.compute(src, tgt, opts.Conditional))
+		v, fs := c.confirm(src, tgt, c.compute(src, tgt))
+		e = c.memo.put(key, v, fs)
 	}
-	return e.issues(opts)
+	return Result{Verdict: e.verdict, Issues: e.issues(opts)}
 }
 
-func (c *Checker) compute(src, tgt Node, conditional bool) []finding {
+func (c *Checker) compute(src, tgt Node) []finding {
 	sv, sok := src.Schema.At(src.Pointer)
 	tv, tok := tgt.Schema.At(tgt.Pointer)
 	if !sok || !tok {
-		return []finding{{sev: verdict.SeverityWarning, code: verdict.CodeCannotProve, srcPtr: src.Pointer, tgtPtr: tgt.Pointer,
+		return []finding{{claim: verdict.Unknown, code: verdict.CodeCannotProve, srcPtr: src.Pointer, tgtPtr: tgt.Pointer,
 			msg: "cannot prove " + srcMark + " fits " + tgtMark + ": a pointer does not resolve in its schema"}}
 	}
 	if !isSchema(sv) || !isSchema(tv) {
-		return []finding{{sev: verdict.SeverityWarning, code: verdict.CodeCannotProve, srcPtr: src.Pointer, tgtPtr: tgt.Pointer,
+		return []finding{{claim: verdict.Unknown, code: verdict.CodeCannotProve, srcPtr: src.Pointer, tgtPtr: tgt.Pointer,
 			msg: "cannot prove " + srcMark + " fits " + tgtMark + ": a pointer does not point at a schema"}}
 	}
 	r := &run{
-		checker:     c,
-		src:         src.Schema,
-		tgt:         tgt.Schema,
-		srcD7:       src.Schema.Dialect == schema.Draft7,
-		tgtD7:       tgt.Schema.Dialect == schema.Draft7,
-		conditional: conditional,
-		budget:      stepBudget,
-		inProgress:  map[string]int{},
+		checker:    c,
+		src:        src.Schema,
+		tgt:        tgt.Schema,
+		srcD7:      src.Schema.Dialect == schema.Draft7,
+		tgtD7:      tgt.Schema.Dialect == schema.Draft7,
+		budget:     stepBudget,
+		inProgress: map[string]int{},
 	}
 	fs := r.sub(viewOf(newNode(sv, src.Pointer)), newNode(tv, tgt.Pointer), path{})
 	if r.exhausted {
 		// Steps skipped after the budget ran out answered "fine"; the
-		// warning keeps the overall answer from ever being "compatible".
-		fs = append(fs, finding{sev: verdict.SeverityWarning, code: verdict.CodeCannotProve, srcPtr: src.Pointer, tgtPtr: tgt.Pointer,
+		// finding keeps the overall answer from ever being "compatible".
+		fs = append(fs, finding{claim: verdict.Unknown, code: verdict.CodeCannotProve, srcPtr: src.Pointer, tgtPtr: tgt.Pointer,
 			msg: "cannot prove " + srcMark + " fits " + tgtMark + ": the schemas need more than the step budget"})
 	}
-	return dedupe(fs)
+	return fs
 }
 
 // isSchema: a JSON Schema is an object or a boolean.

@@ -18,7 +18,7 @@ func TestLabelsAfterMemo(t *testing.T) {
 	first := c.Check(Node{src, ""}, Node{tgt, ""}, Options{SourceLabel: "rows", TargetLabel: "data"})
 	second := c.Check(Node{src, ""}, Node{tgt, ""}, Options{SourceLabel: "a.b", TargetLabel: "c"})
 	third := c.Check(Node{src, ""}, Node{tgt, ""}, Options{})
-	if got := []string{first[0].Message, second[0].Message, third[0].Message}; !slices.Equal(got, []string{
+	if got := []string{first.Issues[0].Message, second.Issues[0].Message, third.Issues[0].Message}; !slices.Equal(got, []string{
 		"rows[] is object but data[] expects string",
 		"a.b[] is object but c[] expects string",
 		"source[] is object but target[] expects string",
@@ -26,22 +26,22 @@ func TestLabelsAfterMemo(t *testing.T) {
 		t.Errorf("messages: %q", got)
 	}
 	// The caller owns what it gets: mutating it must not touch the memo.
-	first[0].Message = "changed"
-	if again := c.Check(Node{src, ""}, Node{tgt, ""}, Options{SourceLabel: "rows", TargetLabel: "data"}); again[0].Message == "changed" {
+	first.Issues[0].Message = "changed"
+	if again := c.Check(Node{src, ""}, Node{tgt, ""}, Options{SourceLabel: "rows", TargetLabel: "data"}); again.Issues[0].Message == "changed" {
 		t.Error("memo shares issue slices with callers")
 	}
 }
 
-// TestConditionalIsPartOfTheKey: an optional edge does not reuse the
-// answer of a required one.
-func TestConditionalIsPartOfTheKey(t *testing.T) {
+// TestNullIsAWitness: a nullable source into a non-nullable target is
+// Incompatible with the witness null, whatever the edge (whether that
+// refuses the token is policy's business, not the checker's).
+func TestNullIsAWitness(t *testing.T) {
 	src := mustParse(t, `{"type":["string","null"]}`)
 	tgt := mustParse(t, `{"type":"string"}`)
-	c := NewChecker()
-	hard := c.Check(Node{src, ""}, Node{tgt, ""}, Options{})
-	soft := c.Check(Node{src, ""}, Node{tgt, ""}, Options{Conditional: true})
-	if len(hard) != 1 || hard[0].Severity != verdict.SeverityError || len(soft) != 1 || soft[0].Code != verdict.CodeMayBeNull {
-		t.Errorf("required edge %+v, optional edge %+v", hard, soft)
+	r := NewChecker().Check(Node{src, ""}, Node{tgt, ""}, Options{})
+	if r.Verdict != verdict.Incompatible || len(r.Issues) != 1 || r.Issues[0].Code != verdict.CodeMayBeNull ||
+		string(r.Issues[0].Witness) != "null" || r.Issues[0].WitnessError == nil || r.Issues[0].WitnessError.KeywordLocation != "/type" {
+		t.Errorf("got %+v", r)
 	}
 }
 
@@ -81,7 +81,7 @@ func TestStepBudget(t *testing.T) {
 	src := mustParse(t, `{"allOf":[`+strings.Join(conj, ",")+`]}`)
 	tgt := mustParse(t, `{"type":"number"}`)
 	got := summarize(NewChecker().Check(Node{src, ""}, Node{tgt, ""}, Options{}))
-	want := []string{"warning cannot_prove  : cannot prove source fits target: the schemas need more than the step budget"}
+	want := []string{"unknown cannot_prove  : cannot prove source fits target: the schemas need more than the step budget"}
 	if !slices.Equal(got, want) {
 		t.Errorf("issues: %q", got)
 	}
@@ -97,11 +97,11 @@ func TestEdgeCases(t *testing.T) {
 		want     []string
 	}{
 		{name: "missing schema", src: Node{nil, ""}, tgt: Node{s, ""},
-			want: []string{"warning cannot_prove  : cannot prove compatibility: a schema is missing"}},
+			want: []string{"unknown cannot_prove  : cannot prove compatibility: a schema is missing"}},
 		{name: "pointer that does not resolve", src: Node{s, "/nope"}, tgt: Node{s, ""},
-			want: []string{"warning cannot_prove /nope : cannot prove source fits target: a pointer does not resolve in its schema"}},
+			want: []string{"unknown cannot_prove /nope : cannot prove source fits target: a pointer does not resolve in its schema"}},
 		{name: "pointer at a keyword value, not a schema", src: Node{s, "/type"}, tgt: Node{s, ""},
-			want: []string{"warning cannot_prove /type : cannot prove source fits target: a pointer does not point at a schema"}},
+			want: []string{"unknown cannot_prove /type : cannot prove source fits target: a pointer does not point at a schema"}},
 		{name: "self", src: Node{s, ""}, tgt: Node{s, ""}},
 	}
 	for _, tc := range cases {
@@ -122,7 +122,7 @@ func TestUnmodeledTargetKeyword(t *testing.T) {
 			tgt: `{"$defs":{"s":{"$dynamicAnchor":"s","type":"string"}},"$dynamicRef":"#s"}`},
 		{name: "$dynamicRef in one resource is followed to a refusal", src: `{"type":"integer"}`,
 			tgt:  `{"$defs":{"s":{"$dynamicAnchor":"s","type":"string"}},"$dynamicRef":"#s"}`,
-			want: []string{"error type_mismatch /type /$defs/s/type: source is integer but target expects string"}},
+			want: []string{"incompatible type_mismatch /type /$defs/s/type: source is integer but target expects string [witness 0 rejected at /$defs/s/type]"}},
 		{name: "vendor keyword", src: `{"type":"string"}`, tgt: `{"type":"string","x-order":3}`},
 		{name: "annotations", src: `{"type":"string"}`, tgt: `{"type":"string","title":"t","description":"d","default":"x","examples":["y"],"readOnly":true,"deprecated":true,"$comment":"c"}`},
 	})

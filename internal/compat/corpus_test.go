@@ -111,7 +111,7 @@ func TestCorpusPairs(t *testing.T) {
 	}
 	pairs := corpusPairs(tools)
 	c, fresh := NewChecker(), NewChecker()
-	counts := map[string]int{}
+	counts := map[verdict.Verdict]int{}
 	for i, p := range pairs {
 		issues := c.Check(p[0], p[1], Options{SourceLabel: "out", TargetLabel: "in"})
 		if i%5 == 0 {
@@ -121,21 +121,15 @@ func TestCorpusPairs(t *testing.T) {
 				t.Fatalf("pair %d answered differently:\n%q\n%q", i, summarize(issues), summarize(again))
 			}
 		}
-		outcome := "compatible"
-		for _, is := range issues {
+		for _, is := range issues.Issues {
 			if is.Message == "" || is.Code == "" {
 				t.Fatalf("issue without code or message: %+v", is)
 			}
-			if is.Severity == verdict.SeverityError {
-				outcome = "incompatible"
-			} else if outcome == "compatible" {
-				outcome = "not provable"
-			}
 		}
-		counts[outcome]++
+		counts[issues.Verdict]++
 	}
 	t.Logf("%d corpus pairs: %v", len(pairs), counts)
-	for _, o := range []string{"compatible", "incompatible", "not provable"} {
+	for _, o := range []verdict.Verdict{verdict.Compatible, verdict.Incompatible} {
 		if counts[o] == 0 {
 			t.Errorf("no corpus pair was %s", o)
 		}
@@ -165,11 +159,11 @@ func TestCorpusExpectations(t *testing.T) {
 		{name: "organizations are not a slug",
 			src: Node{orgs.out, "/properties/organizations"}, tgt: Node{projects.in, "/properties/organizationSlug"},
 			opts: Options{SourceLabel: "organizations", TargetLabel: "organizationSlug"},
-			want: []string{"error type_mismatch /properties/organizations/type /properties/organizationSlug/type: organizations is array but organizationSlug expects string"}},
+			want: []string{"incompatible type_mismatch /properties/organizations/type /properties/organizationSlug/type: organizations is array but organizationSlug expects string [witness [] rejected at /properties/organizationSlug/type]"}},
 		{name: "nullable regionUrl into a plain string",
 			src: Node{orgs.out, "/properties/organizations/items/properties/regionUrl"}, tgt: Node{projects.in, "/properties/organizationSlug"},
-			opts: Options{SourceLabel: "organizations[].regionUrl", TargetLabel: "organizationSlug", Conditional: true},
-			want: []string{"warning may_be_null /properties/organizations/items/properties/regionUrl/anyOf/1/type /properties/organizationSlug/type: organizations[].regionUrl may be null but organizationSlug does not accept null"}},
+			opts: Options{SourceLabel: "organizations[].regionUrl", TargetLabel: "organizationSlug"},
+			want: []string{"incompatible may_be_null /properties/organizations/items/properties/regionUrl/anyOf/1/type /properties/organizationSlug/type: organizations[].regionUrl may be null but organizationSlug does not accept null [witness null rejected at /properties/organizationSlug/type]"}},
 	}
 	runNodeCases(t, cases)
 }

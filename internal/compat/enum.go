@@ -123,11 +123,7 @@ func (r *run) checkValues(s view, vals []any, t node, p path) []finding {
 		if _, typed := t.m["type"]; typed {
 			tp += "/type"
 		}
-		sev, code := verdict.SeverityError, verdict.CodeTypeMismatch
-		if r.conditional {
-			sev, code = verdict.SeverityWarning, verdict.CodeMayBeNull
-		}
-		out = append(out, r.report(sev, code, sp, tp, p, "%s may be null but %s does not accept null", srcMark, tgtMark))
+		out = append(out, with(r.errorf(verdict.CodeMayBeNull, sp, tp, p, "%s may be null but %s does not accept null", srcMark, tgtMark), nil)...)
 	}
 	if len(bad) == 0 {
 		return out
@@ -149,10 +145,10 @@ func (r *run) checkValues(s view, vals []any, t node, p path) []finding {
 			}
 		}
 		if len(bad) == len(vals) && !hasKeyword(s, "enum") && !hasKeyword(s, "const") {
-			return append(out, r.report(verdict.SeverityError, code, sp, tp, p, "%s is %s but %s expects %s", srcMark, describe(kinds), tgtMark, describe(accepted)))
+			return append(out, with(r.errorf(code, sp, tp, p, "%s is %s but %s expects %s", srcMark, describe(kinds), tgtMark, describe(accepted)), bad[0])...)
 		}
 	}
-	return append(out, r.report(verdict.SeverityError, code, sp, tp, p, "%s may be %s, which %s does not accept", srcMark, listValues(bad), tgtMark))
+	return append(out, with(r.errorf(code, sp, tp, p, "%s may be %s, which %s does not accept", srcMark, listValues(bad), tgtMark), bad[0])...)
 }
 
 // acceptedKinds is what the target's own kind keywords, and those of its

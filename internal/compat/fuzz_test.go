@@ -41,13 +41,19 @@ func FuzzCheck(f *testing.F) {
 		}
 		c := NewChecker()
 		for _, pair := range [][2]*schema.Schema{{sa, sb}, {sb, sa}} {
-			issues := c.Check(Node{pair[0], ""}, Node{pair[1], ""}, Options{})
-			for _, is := range issues {
-				if is.Code == "" || is.Message == "" || (is.Severity != verdict.SeverityError && is.Severity != verdict.SeverityWarning) {
+			res := c.Check(Node{pair[0], ""}, Node{pair[1], ""}, Options{})
+			for _, is := range res.Issues {
+				if is.Code == "" || is.Message == "" || (is.Verdict != verdict.Incompatible && is.Verdict != verdict.Unknown) {
 					t.Fatalf("malformed issue %+v", is)
 				}
+				if is.Verdict == verdict.Incompatible {
+					assertWitness(t, Node{pair[0], ""}, Node{pair[1], ""}, is)
+				}
 			}
-			if len(issues) > 0 {
+			if (res.Verdict == verdict.Compatible) != (len(res.Issues) == 0) {
+				t.Fatalf("verdict %s with %d issues", res.Verdict, len(res.Issues))
+			}
+			if res.Verdict != verdict.Compatible {
 				continue
 			}
 			for _, v := range genValues {

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/typeward/typeward/internal/schema"
-	"github.com/typeward/typeward/internal/verdict"
 )
 
 // ruleCase is one pair and the exact issue list expected, each issue as
-// "severity code source_pointer target_pointer: message".
+// "verdict code source_pointer target_pointer: message", and for an
+// incompatible one " [witness W rejected at K]": the witness's JSON and the
+// target keyword that refused it.
 type ruleCase struct {
 	name     string
 	src, tgt string
@@ -39,10 +40,14 @@ func mustParse(t testing.TB, doc string) *schema.Schema {
 	return s
 }
 
-func summarize(issues []verdict.Issue) []string {
-	out := make([]string, 0, len(issues))
-	for _, is := range issues {
-		out = append(out, fmt.Sprintf("%s %s %s %s: %s", is.Severity, is.Code, is.SourcePointer, is.TargetPointer, is.Message))
+func summarize(r Result) []string {
+	out := make([]string, 0, len(r.Issues))
+	for _, is := range r.Issues {
+		line := fmt.Sprintf("%s %s %s %s: %s", is.Verdict, is.Code, is.SourcePointer, is.TargetPointer, is.Message)
+		if is.WitnessError != nil {
+			line += fmt.Sprintf(" [witness %s rejected at %s]", is.Witness, is.WitnessError.KeywordLocation)
+		}
+		out = append(out, line)
 	}
 	return out
 }

@@ -80,8 +80,8 @@ func TestLaws(t *testing.T) {
 				continue
 			}
 			counts[name]++
-			if issues := c.Check(Node{pair[0], ""}, Node{pair[1], ""}, Options{}); len(issues) > 0 {
-				t.Errorf("%s: %s\nsource %s\ntarget %s\n%q", name, issues[0].Message, pair[0].Canonical, pair[1].Canonical, summarize(issues))
+			if issues := c.Check(Node{pair[0], ""}, Node{pair[1], ""}, Options{}); len(issues.Issues) > 0 {
+				t.Errorf("%s: %s\nsource %s\ntarget %s\n%q", name, issues.Issues[0].Message, pair[0].Canonical, pair[1].Canonical, summarize(issues))
 			}
 		}
 	}

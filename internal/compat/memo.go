@@ -19,10 +19,9 @@ const maxMemoEntries = 1 << 16
 type memoKey struct {
 	srcDigest, srcPtr string
 	tgtDigest, tgtPtr string
-	conditional       bool
 }
 
-// memo maps pairs to their findings. A read lock and a map keyed by value
+// memo maps pairs to their verdicts and confirmed findings. A read lock and a map keyed by value
 // keep a hit free of allocation; each entry also keeps its last rendering,
 // because one edge is usually asked about with the same labels again.
 type memo struct {
@@ -31,6 +30,7 @@ type memo struct {
 }
 
 type memoEntry struct {
+	verdict  verdict.Verdict
 	findings []finding
 	last     atomic.Pointer[rendering]
 }
@@ -49,8 +49,8 @@ func (m *memo) get(k memoKey) (*memoEntry, bool) {
 	return e, ok
 }
 
-func (m *memo) put(k memoKey, fs []finding) *memoEntry {
-	e := &memoEntry{findings: fs}
+func (m *memo) put(k memoKey, v verdict.Verdict, fs []finding) *memoEntry {
+	e := &memoEntry{verdict: v, findings: fs}
 	m.mu.Lock()
 	if len(m.entries) >= maxMemoEntries {
 		// Crude but bounded: start over rather than track recency.

@@ -83,18 +83,18 @@ func (r *run) number(s view, t node, p path) []finding {
 		if lo.v != nil && (lo.v.Cmp(b.v) > 0 || (lo.v.Cmp(b.v) == 0 && (!b.excl || lo.excl))) {
 			continue
 		}
-		out = append(out, r.report(verdict.SeverityError, verdict.CodeRangeMismatch, orPtr(lo.ptr, r.srcPtr(s)), b.ptr, p,
-			"%s allows values %s %s but %s requires %s %s", srcMark, below(b.excl), ratText(b.v), tgtMark, atLeast(b.excl), ratText(b.v)))
+		out = append(out, with(r.errorf(verdict.CodeRangeMismatch, orPtr(lo.ptr, r.srcPtr(s)), b.ptr, p,
+			"%s allows values %s %s but %s requires %s %s", srcMark, below(b.excl), ratText(b.v), tgtMark, atLeast(b.excl), ratText(b.v)), beyond(b.v, b.excl, -1)...)...)
 	}
 	for _, b := range upperBounds(t) {
 		if hi.v != nil && (hi.v.Cmp(b.v) < 0 || (hi.v.Cmp(b.v) == 0 && (!b.excl || hi.excl))) {
 			continue
 		}
-		out = append(out, r.report(verdict.SeverityError, verdict.CodeRangeMismatch, orPtr(hi.ptr, r.srcPtr(s)), b.ptr, p,
-			"%s allows values %s %s but %s requires %s %s", srcMark, above(b.excl), ratText(b.v), tgtMark, atMost(b.excl), ratText(b.v)))
+		out = append(out, with(r.errorf(verdict.CodeRangeMismatch, orPtr(hi.ptr, r.srcPtr(s)), b.ptr, p,
+			"%s allows values %s %s but %s requires %s %s", srcMark, above(b.excl), ratText(b.v), tgtMark, atMost(b.excl), ratText(b.v)), beyond(b.v, b.excl, 1)...)...)
 	}
 	if m, ok := ratOf(t.m["multipleOf"]); ok && m.Sign() > 0 && !r.multipleProven(s, m, lo, hi) {
-		out = append(out, r.report(verdict.SeverityError, verdict.CodeMultipleOfMismatch, r.srcKeywordPtr(s, "multipleOf"), t.ptr+"/multipleOf", p,
+		out = append(out, r.report(verdict.CodeMultipleOfMismatch, r.srcKeywordPtr(s, "multipleOf"), t.ptr+"/multipleOf", p,
 			"%s need not be a multiple of %s as %s requires", srcMark, ratText(m), tgtMark))
 	}
 	return out

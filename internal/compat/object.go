@@ -36,10 +36,10 @@ func (r *run) required(s view, t node, p path) []finding {
 		pv, declared := r.srcProp(s, name)
 		switch {
 		case declared && r.possible(pv):
-			out = append(out, r.report(verdict.SeverityWarning, verdict.CodeMayBeMissing, pv.at, t.ptr+"/required", p.prop(name),
+			out = append(out, r.report(verdict.CodeMayBeMissing, pv.at, t.ptr+"/required", p.prop(name),
 				"%s is optional but %s is required", srcMark, tgtMark))
 		default:
-			out = append(out, r.report(verdict.SeverityError, verdict.CodeMissingRequired, r.srcPtr(s), t.ptr+"/required", p,
+			out = append(out, r.report(verdict.CodeMissingRequired, r.srcPtr(s), t.ptr+"/required", p,
 				"%s does not provide %q, which %s requires", srcMark, name, tgtMark))
 		}
 	}
@@ -87,7 +87,7 @@ func (r *run) undeclared(v view, t node, p path, what string) []finding {
 	if len(fs) == 0 || !silent {
 		return fs
 	}
-	return []finding{r.report(verdict.SeverityWarning, verdict.CodeUndeclaredProperty, v.at, t.ptr, p,
+	return []finding{r.report(verdict.CodeUndeclaredProperty, v.at, t.ptr, p,
 		"%s does not declare %s, which %s constrains", srcMark, what, tgtMark)}
 }
 
@@ -131,7 +131,7 @@ func (r *run) additional(s view, t node, p path) []finding {
 			continue
 		}
 		if closed {
-			out = append(out, r.report(verdict.SeverityError, verdict.CodeAdditionalProperty, pv.at, a.ptr, p,
+			out = append(out, r.report(verdict.CodeAdditionalProperty, pv.at, a.ptr, p,
 				"%s may have %q, which %s does not allow (%s: false)", srcMark, name, tgtMark, keyword))
 			continue
 		}
@@ -151,7 +151,7 @@ func (r *run) additional(s view, t node, p path) []finding {
 		return out
 	}
 	if closed {
-		return append(out, r.report(verdict.SeverityError, verdict.CodeAdditionalProperty, r.srcPtr(s), a.ptr, p,
+		return append(out, r.report(verdict.CodeAdditionalProperty, r.srcPtr(s), a.ptr, p,
 			"%s may have properties that %s does not allow (%s: false)", srcMark, tgtMark, keyword))
 	}
 	return append(out, r.undeclared(ev, a, p.prop("*"), "its other properties")...)
@@ -218,7 +218,7 @@ func (r *run) propertyNames(s view, t node, p path) []finding {
 		if len(own) > 0 {
 			return r.cannotProve(own[0].ptr, tn.ptr, p, "propertyNames", "the source's property names may not fit")
 		}
-		return []finding{r.report(verdict.SeverityWarning, verdict.CodeUndeclaredProperty, r.srcPtr(s), tn.ptr, p,
+		return []finding{r.report(verdict.CodeUndeclaredProperty, r.srcPtr(s), tn.ptr, p,
 			"%s may have property names that %s rejects (propertyNames)", srcMark, tgtMark)}
 	}
 	var out []finding
@@ -234,7 +234,7 @@ func (r *run) propertyNames(s view, t node, p path) []finding {
 			continue
 		}
 		if !ok {
-			out = append(out, r.report(verdict.SeverityError, verdict.CodeAdditionalProperty, pv.at, tn.ptr, p,
+			out = append(out, r.report(verdict.CodeAdditionalProperty, pv.at, tn.ptr, p,
 				"%s may have %q, a name %s rejects (propertyNames)", srcMark, name, tgtMark))
 		}
 	}
@@ -247,11 +247,11 @@ func (r *run) propertyCounts(s view, t node, p path) []finding {
 	var out []finding
 	lo, hi, loPtr, hiPtr := r.srcPropertyCounts(s)
 	if tmin, ok := intOf(t.m["minProperties"]); ok && lo.Cmp(tmin) < 0 {
-		out = append(out, r.report(verdict.SeverityError, verdict.CodeSizeMismatch, loPtr, t.ptr+"/minProperties", p,
+		out = append(out, r.report(verdict.CodeSizeMismatch, loPtr, t.ptr+"/minProperties", p,
 			"%s may have fewer than %s properties, the minProperties of %s", srcMark, tmin, tgtMark))
 	}
 	if tmax, ok := intOf(t.m["maxProperties"]); ok && (hi == nil || hi.Cmp(tmax) > 0) {
-		out = append(out, r.report(verdict.SeverityError, verdict.CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), t.ptr+"/maxProperties", p,
+		out = append(out, r.report(verdict.CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), t.ptr+"/maxProperties", p,
 			"%s may have more than %s properties, the maxProperties of %s", srcMark, tmax, tgtMark))
 	}
 	return out
@@ -322,7 +322,7 @@ func (r *run) dependentRequired(s view, t node, p path, kw, key string, names []
 	var out []finding
 	for _, name := range stringList(names) {
 		if !have[name] {
-			out = append(out, r.report(verdict.SeverityError, verdict.CodeDependencyMissing, r.srcPtr(s), t.ptr+"/"+kw, p,
+			out = append(out, r.report(verdict.CodeDependencyMissing, r.srcPtr(s), t.ptr+"/"+kw, p,
 				"%s may have %q without %q, which %s requires together (%s)", srcMark, key, name, tgtMark, kw))
 		}
 	}

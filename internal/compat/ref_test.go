@@ -11,7 +11,7 @@ func TestRefs(t *testing.T) {
 		{name: "recursive schemas on both sides", src: tree, tgt: tree},
 		{name: "recursive source into recursive target mismatch deep inside", src: tree,
 			tgt:  `{"$defs":{"node":{"type":"object","properties":{"name":{"type":"integer"},"children":{"type":"array","items":{"$ref":"#/$defs/node"}}}}},"$ref":"#/$defs/node"}`,
-			want: []string{"error type_mismatch /$defs/node/properties/name/type /$defs/node/properties/name/type: source.name is string but target.name expects integer"}},
+			want: []string{"incompatible type_mismatch /$defs/node/properties/name/type /$defs/node/properties/name/type: source.name is string but target.name expects integer [witness {\"name\":\"\"} rejected at /$defs/node/properties/name/type]"}},
 		{name: "recursive source into open target", src: tree, tgt: `{"type":"object","required":["name"]}`},
 		{name: "anchors resolve", src: `{"$defs":{"x":{"$anchor":"pos","type":"integer","minimum":1}},"$ref":"#pos"}`, tgt: `{"type":"integer","minimum":0}`},
 		{name: "pointer into a $defs subschema", src: tree, srcPtr: "/$defs/node/properties/children",

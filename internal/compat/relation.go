@@ -14,7 +14,6 @@ type run struct {
 	checker      *Checker
 	src, tgt     *schema.Schema
 	srcD7, tgtD7 bool
-	conditional  bool
 
 	budget    int
 	exhausted bool

@@ -14,11 +14,11 @@ func (r *run) str(s view, t node, p path) []finding {
 	lo, loPtr := intKeyword(s, "minLength", true)
 	hi, hiPtr := intKeyword(s, "maxLength", false)
 	if tmin, ok := intOf(t.m["minLength"]); ok && tmin.Sign() > 0 && (lo == nil || lo.Cmp(tmin) < 0) {
-		out = append(out, r.report(verdict.SeverityError, verdict.CodeLengthMismatch, orPtr(loPtr, r.srcPtr(s)), t.ptr+"/minLength", p,
+		out = append(out, r.report(verdict.CodeLengthMismatch, orPtr(loPtr, r.srcPtr(s)), t.ptr+"/minLength", p,
 			"%s may be shorter than %s characters, the minLength of %s", srcMark, tmin, tgtMark))
 	}
 	if tmax, ok := intOf(t.m["maxLength"]); ok && (hi == nil || hi.Cmp(tmax) > 0) {
-		out = append(out, r.report(verdict.SeverityError, verdict.CodeLengthMismatch, orPtr(hiPtr, r.srcPtr(s)), t.ptr+"/maxLength", p,
+		out = append(out, r.report(verdict.CodeLengthMismatch, orPtr(hiPtr, r.srcPtr(s)), t.ptr+"/maxLength", p,
 			"%s may be longer than %s characters, the maxLength of %s", srcMark, tmax, tgtMark))
 	}
 	if pat, ok := t.m["pattern"].(string); ok && !sourceStates(s, "pattern", pat) && !r.matchesEveryString(pat) {

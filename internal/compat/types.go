@@ -18,24 +18,20 @@ func (r *run) checkTypes(s view, t node, p path) ([]finding, Kinds) {
 	var out []finding
 	if bad&KindNull != 0 && bad != s.types {
 		// A nullable value whose other kinds fit: the null is the problem.
-		sev, code := verdict.SeverityError, verdict.CodeTypeMismatch
-		if r.conditional {
-			sev, code = verdict.SeverityWarning, verdict.CodeMayBeNull
-		}
-		out = append(out, r.report(sev, code, sp, tp, p, "%s may be null but %s does not accept null", srcMark, tgtMark))
+		out = append(out, with(r.errorf(verdict.CodeMayBeNull, sp, tp, p, "%s may be null but %s does not accept null", srcMark, tgtMark), nil)...)
 		bad &^= KindNull
 		if bad == 0 {
 			return out, live
 		}
 	}
 	if bad == KindFraction && tm&KindInteger != 0 {
-		return append(out, r.report(verdict.SeverityError, verdict.CodeTypeMismatch, sp, tp, p,
-			"%s is number but %s expects integer", srcMark, tgtMark)), live
+		return append(out, with(r.errorf(verdict.CodeTypeMismatch, sp, tp, p,
+			"%s is number but %s expects integer", srcMark, tgtMark), sampleOf(bad))...), live
 	}
 	if bad == s.types {
-		return append(out, r.report(verdict.SeverityError, verdict.CodeTypeMismatch, sp, tp, p,
-			"%s is %s but %s expects %s", srcMark, describe(s.types), tgtMark, describe(tm))), live
+		return append(out, with(r.errorf(verdict.CodeTypeMismatch, sp, tp, p,
+			"%s is %s but %s expects %s", srcMark, describe(s.types), tgtMark, describe(tm)), sampleOf(bad))...), live
 	}
-	return append(out, r.report(verdict.SeverityError, verdict.CodeTypeMismatch, sp, tp, p,
-		"%s may be %s but %s expects %s", srcMark, describe(bad), tgtMark, describe(tm))), live
+	return append(out, with(r.errorf(verdict.CodeTypeMismatch, sp, tp, p,
+		"%s may be %s but %s expects %s", srcMark, describe(bad), tgtMark, describe(tm)), sampleOf(bad))...), live
 }

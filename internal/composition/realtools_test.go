@@ -40,7 +40,7 @@ func TestValidateRealTools(t *testing.T) {
 		{"sentry: a nullable URL is no slug",
 			`{"nodes":[{"id":"o","tool":"` + orgs + `"},{"id":"p","tool":"` + proj + `"}],
 			  "edges":[{"from":"o","to":"p","each":true,"map":{"organizations[].webUrl":"organizationSlug"}}]}`,
-			[]string{"error type_mismatch " + orgs + " " + proj + " o->p organizations[].webUrl->organizationSlug"}},
+			[]string{"error may_be_null " + orgs + " " + proj + " o->p organizations[].webUrl->organizationSlug"}},
 		{"filesystem: text is no line count",
 			`{"nodes":[{"id":"i","tool":"` + info + `"},{"id":"r","tool":"` + read + `"}],
 			  "edges":[{"from":"i","to":"r","map":{"content":"path","$":"head"}},{"from":"i","to":"r2","map":{"content":"tail"}}]}`,

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/typeward/typeward/internal/compat"
+	"github.com/typeward/typeward/internal/policy"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/schema"
 	"github.com/typeward/typeward/internal/verdict"
@@ -13,7 +15,7 @@ import (
 
 // typeChecker is what the Validator needs of compat.Checker.
 type typeChecker interface {
-	Check(src, tgt compat.Node, opts compat.Options) []verdict.Issue
+	Check(src, tgt compat.Node, opts compat.Options) compat.Result
 }
 
 // Validator type-checks compositions against a registry. It is safe for
@@ -91,6 +93,9 @@ type Result struct {
 	// Digest is "sha256:…" over the canonical flattened composition and
 	// the digests of its tools.
 	Digest string
+	// places holds, by index into Issues, where each issue policy grades
+	// stands (see Under).
+	places map[int]policy.Place
 }
 
 // ToolRef is a validated tool version.
@@ -112,13 +117,22 @@ type EdgeRef struct {
 }
 
 // Valid reports whether no issue is an ERROR.
-func (r *Result) Valid() bool {
-	for _, is := range r.Issues {
-		if is.Severity == verdict.SeverityError {
-			return false
-		}
+func (r *Result) Valid() bool { return !policy.Refuses(r.Issues) }
+
+// Under is the result graded for validation mode m: the issues policy
+// grades get m's severity, the others keep theirs. Validate grades lenient;
+// the result it returns is never changed.
+func (r *Result) Under(m policy.Mode) *Result {
+	if m == policy.Lenient || len(r.places) == 0 {
+		return r
 	}
-	return true
+	out := *r
+	out.Issues = slices.Clone(r.Issues)
+	for i, at := range r.places {
+		is := &out.Issues[i]
+		is.Severity = policy.Severity(m, is.Code, is.Verdict, at)
+	}
+	return &out
 }
 
 // Validate checks a parsed composition. Problems of the composition are
@@ -141,7 +155,7 @@ func (v *Validator) Validate(ctx context.Context, c *Composition) (*Result, erro
 	if err := run.walk(ctx, order); err != nil {
 		return nil, err
 	}
-	return &Result{Issues: run.issues, Tools: run.toolRefs(), Edges: run.edgeRefs(), Digest: run.digest()}, nil
+	return &Result{Issues: run.issues, Tools: run.toolRefs(), Edges: run.edgeRefs(), Digest: run.digest(), places: run.places}, nil
 }
 
 // validation is the state of one Validate call.
@@ -150,6 +164,19 @@ type validation struct {
 	graph    flatGraph
 	resolved []*registry.ResolvedTool // by node index; nil when unresolved
 	issues   []verdict.Issue
+	places   map[int]policy.Place // the issues policy grades, by index
+}
+
+// graded adds an issue whose severity is policy's: a compatibility finding
+// or a value a path may not deliver. It is graded lenient here; Result.Under
+// grades it again for another mode.
+func (run *validation) graded(is verdict.Issue, at policy.Place) {
+	is.Severity = policy.Severity(policy.Lenient, is.Code, is.Verdict, at)
+	if run.places == nil {
+		run.places = map[int]policy.Place{}
+	}
+	run.places[len(run.issues)] = at
+	run.issues = append(run.issues, is)
 }
 
 func (run *validation) resolveTools(ctx context.Context) error {
@@ -227,12 +254,16 @@ func (run *validation) checkUnbound(n int, fed map[string]bool) {
 		case always:
 			continue
 		case isFed:
-			is = warningIssue(verdict.CodeMayBeMissing, fmt.Sprintf("node %s: %s requires input %s, and only optional edges feed it", run.graph.nodes[n].ID, tool.QualifiedName(), name))
+			is = verdict.Issue{Code: verdict.CodeMayBeMissing, Message: fmt.Sprintf("node %s: %s requires input %s, and only optional edges feed it", run.graph.nodes[n].ID, tool.QualifiedName(), name)}
 		default:
 			is = warningIssue(verdict.CodeUnboundRequiredInput, fmt.Sprintf("node %s: %s requires input %s, and no edge feeds it", run.graph.nodes[n].ID, tool.QualifiedName(), name))
 		}
 		is.TargetTool = tool.QualifiedName()
 		is.FieldPath = "->" + name
+		if isFed {
+			run.graded(is, policy.Place{Optional: true})
+			continue
+		}
 		run.issues = append(run.issues, is)
 	}
 }
@@ -240,11 +271,13 @@ func (run *validation) checkUnbound(n int, fed map[string]bool) {
 // checkMapping checks one mapping on its own: fan-out and fan-in are just
 // several mappings, each proven independently.
 func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.ResolvedTool) {
-	add := func(is verdict.Issue) {
+	label := func(is verdict.Issue) verdict.Issue {
 		is.SourceTool, is.TargetTool = src.QualifiedName(), tgt.QualifiedName()
 		is.Edge, is.FieldPath = e.Label(), m.Label()
-		run.issues = append(run.issues, is)
+		return is
 	}
+	add := func(is verdict.Issue) { run.issues = append(run.issues, label(is)) }
+	at := policy.Place{Optional: e.Optional}
 	target, tprob := run.Validator.resolveTarget(tgt.Input, m.Target)
 	if tprob != nil {
 		add(problemIssue(tprob, false))
@@ -275,11 +308,7 @@ func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.Resolv
 		case h.inElement:
 			msg = fmt.Sprintf("%s, so an element of %s may have no value", h.reason, m.Source)
 		}
-		is := verdict.Issue{Severity: verdict.SeverityWarning, Code: h.code, SourcePointer: h.pointer, Message: msg}
-		if h.code == verdict.CodeMayBeNull && !e.Optional {
-			is.Severity = verdict.SeverityError
-		}
-		add(is)
+		run.graded(label(verdict.Issue{Code: h.code, SourcePointer: h.pointer, Message: msg}), at)
 	}
 	node, err := run.synth.node(src.Output, source)
 	if err != nil {
@@ -287,13 +316,13 @@ func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.Resolv
 			Message: fmt.Sprintf("%s cannot be described as one schema: %v", m.Source, err)})
 		return
 	}
-	opts := compat.Options{SourceLabel: m.Source.String(), TargetLabel: m.Target.String(), Conditional: e.Optional}
+	opts := compat.Options{SourceLabel: m.Source.String(), TargetLabel: m.Target.String()}
 	for _, ptr := range target.ptrs {
-		for _, is := range run.checker.Check(node, compat.Node{Schema: tgt.Input, Pointer: ptr}, opts) {
+		for _, is := range run.checker.Check(node, compat.Node{Schema: tgt.Input, Pointer: ptr}, opts).Issues {
 			if node.Schema != src.Output {
 				is.SourcePointer = originalPointer(src.Output, source, is.SourcePointer)
 			}
-			add(is)
+			run.graded(label(is), at)
 		}
 	}
 }

@@ -195,7 +195,7 @@ func lengthCode(t *testing.T) string {
 	src, _ := cat.ResolveTool(context.Background(), "lab/src", 0)
 	tgt, _ := cat.ResolveTool(context.Background(), "lab/loose", 0)
 	issues := compat.NewChecker().Check(compat.Node{Schema: src.Output, Pointer: "/properties/maybe"},
-		compat.Node{Schema: tgt.Input, Pointer: "/properties/picky/allOf/1"}, compat.Options{})
+		compat.Node{Schema: tgt.Input, Pointer: "/properties/picky/allOf/1"}, compat.Options{}).Issues
 	if len(issues) != 1 {
 		t.Fatalf("checker gave %v for string into minLength 3", issues)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/composition"
+	"github.com/typeward/typeward/internal/policy"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/token"
 	"github.com/typeward/typeward/internal/verdict"
@@ -205,7 +206,7 @@ func (s *Service) checkComposition(ctx context.Context, client *clients.Client, 
 			rec.IssueCodes = append(rec.IssueCodes, is.Code)
 		}
 	}
-	if hasError(issues) {
+	if policy.Refuses(issues) {
 		return nil, &Error{Kind: KindForbidden, Code: CodeInvalidAuthorizationDetails,
 			Description: refusalDescription(issues), Issues: issues}
 	}
@@ -463,10 +464,6 @@ func decodeTokenRequest(form url.Values) (tokenRequest, error) {
 	req.scopes = strings.Fields(scope)
 	req.details, err = single(form, "authorization_details")
 	return req, err
-}
-
-func hasError(issues []verdict.Issue) bool {
-	return slices.ContainsFunc(issues, func(i verdict.Issue) bool { return i.Severity == verdict.SeverityError })
 }
 
 // refusalDescription summarises a refusal in ASCII; the issues say the rest.

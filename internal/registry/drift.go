@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/typeward/typeward/internal/compat"
+	"github.com/typeward/typeward/internal/policy"
 	"github.com/typeward/typeward/internal/schema"
 	"github.com/typeward/typeward/internal/verdict"
 )
@@ -179,19 +180,24 @@ func (d *drifter) schemaChange(tool, side string, oldRaw, newRaw json.RawMessage
 	// The two questions: every old input must still be accepted; every new
 	// output must still be an old output.
 	var proven, broken string
+	var res compat.Result
 	if side == "input" {
-		change.Issues = d.checker.Check(compat.Node{Schema: oldS}, compat.Node{Schema: newS}, compat.Options{SourceLabel: "old input", TargetLabel: "new input"})
+		res = d.checker.Check(compat.Node{Schema: oldS}, compat.Node{Schema: newS}, compat.Options{SourceLabel: "old input", TargetLabel: "new input"})
 		proven, broken = "the new input accepts every old input", "the new input rejects some old inputs"
 	} else {
-		change.Issues = d.checker.Check(compat.Node{Schema: newS}, compat.Node{Schema: oldS}, compat.Options{SourceLabel: "new output", TargetLabel: "old output"})
+		res = d.checker.Check(compat.Node{Schema: newS}, compat.Node{Schema: oldS}, compat.Options{SourceLabel: "new output", TargetLabel: "old output"})
 		proven, broken = "every new output is an old output", "some new outputs are not old outputs"
 	}
-	change.Verdict = verdictOf(change.Issues)
+	// The pure verdict: any proven incompatibility breaks someone, so the
+	// issues are graded strict.
+	change.Issues = res.Issues
+	policy.Grade(policy.Strict, change.Issues, policy.Place{})
+	change.Verdict = driftVerdicts[res.Verdict]
 	switch change.Verdict {
 	case VerdictCompatible:
 		f.Detail = fmt.Sprintf("%s schema changed, compatible: %s", side, proven)
 	case VerdictBreaking:
-		f.Detail = fmt.Sprintf("%s schema changed, breaking: %s (%s)", side, broken, firstError(change.Issues))
+		f.Detail = fmt.Sprintf("%s schema changed, breaking: %s (%s)", side, broken, proof(change.Issues))
 	default:
 		f.Detail = fmt.Sprintf("%s schema changed, unproven: cannot prove that %s", side, proven)
 	}
@@ -206,22 +212,18 @@ func isInputProblem(code string) bool {
 	return false
 }
 
-func verdictOf(issues []verdict.Issue) Verdict {
-	if len(issues) == 0 {
-		return VerdictCompatible
-	}
-	for _, is := range issues {
-		if is.Severity == verdict.SeverityError {
-			return VerdictBreaking
-		}
-	}
-	return VerdictUnproven
+// driftVerdicts names the checker's verdicts in a drift report.
+var driftVerdicts = map[verdict.Verdict]Verdict{
+	verdict.Compatible:   VerdictCompatible,
+	verdict.Incompatible: VerdictBreaking,
+	verdict.Unknown:      VerdictUnproven,
 }
 
-func firstError(issues []verdict.Issue) string {
+// proof is the first incompatibility's message and witness.
+func proof(issues []verdict.Issue) string {
 	for _, is := range issues {
-		if is.Severity == verdict.SeverityError {
-			return is.Message
+		if is.Verdict == verdict.Incompatible {
+			return is.Message + "; e.g. " + verdict.Clip(is.Witness, 200)
 		}
 	}
 	return ""

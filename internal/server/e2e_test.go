@@ -192,7 +192,9 @@ func scenario(t *testing.T, h *harness) {
 	wantIssues := []verdict.Issue{
 		{Severity: verdict.SeverityError, Code: "type_mismatch", SourceTool: "db_query", TargetTool: "transform_csv",
 			Edge: "q->csv", FieldPath: "rows->data", SourcePointer: "/properties/rows/items/type",
-			TargetPointer: "/properties/data/items/type", Message: "rows[] is object but data[] expects string"},
+			TargetPointer: "/properties/data/items/type", Message: "rows[] is object but data[] expects string",
+			Verdict: verdict.Incompatible, Witness: json.RawMessage(`[{}]`),
+			WitnessError: &verdict.WitnessError{KeywordLocation: "/properties/data/items/type", Message: "at '/0': got object, want string"}},
 		{Severity: verdict.SeverityWarning, Code: "unbound_required_input", TargetTool: "email_send", FieldPath: "->to",
 			Message: "node mail: email_send requires input to, and no edge feeds it"},
 	}

@@ -19,6 +19,9 @@ const (
 	CodeNoBranchMatches      = "no_branch_matches"
 	CodeExcludedByNot        = "excluded_by_not"
 	CodeTargetAcceptsNothing = "target_accepts_nothing"
+	CodePatternMismatch      = "pattern_mismatch"
+	CodeFormatMismatch       = "format_mismatch"
+	CodeCounterexample       = "counterexample"
 	CodeCannotProve          = "cannot_prove"
 )
 
@@ -49,7 +52,8 @@ func CompatCodes() []string {
 		CodeRangeMismatch, CodeMultipleOfMismatch, CodeLengthMismatch,
 		CodeSizeMismatch, CodeUniqueItems, CodeContainsMismatch,
 		CodeDependencyMissing, CodeNoBranchMatches, CodeExcludedByNot,
-		CodeTargetAcceptsNothing, CodeCannotProve,
+		CodeTargetAcceptsNothing, CodePatternMismatch, CodeFormatMismatch,
+		CodeCounterexample, CodeCannotProve,
 	}
 }
 

@@ -32,3 +32,17 @@ type WitnessError struct {
 	KeywordLocation string `json:"keyword_location"`
 	Message         string `json:"message"`
 }
+
+// Clip shortens a witness for text (a message, a report line) to at most
+// n bytes, marking a cut with "…"; Issues carry the whole witness, itself
+// bounded by the checker.
+func Clip(witness json.RawMessage, n int) string {
+	if len(witness) <= n {
+		return string(witness)
+	}
+	cut := n
+	for cut > 0 && witness[cut]&0xC0 == 0x80 {
+		cut-- // not inside a UTF-8 sequence
+	}
+	return string(witness[:cut]) + "…"
+}

@@ -1,0 +1,66 @@
+package policy_test
+
+import (
+	"testing"
+
+	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/verdict"
+)
+
+func TestSeverity(t *testing.T) {
+	const (
+		E = verdict.SeverityError
+		W = verdict.SeverityWarning
+	)
+	in, unk, none := verdict.Incompatible, verdict.Unknown, verdict.Verdict("")
+	req, opt := policy.Place{}, policy.Place{Optional: true}
+	tests := []struct {
+		code            string
+		v               verdict.Verdict
+		at              policy.Place
+		lenient, strict verdict.Severity
+	}{
+		{verdict.CodeTypeMismatch, in, req, E, E},
+		{verdict.CodeTypeMismatch, in, opt, E, E},
+		{verdict.CodeCannotProve, unk, req, W, W},
+		{verdict.CodeTypeMismatch, unk, req, W, W}, // an unconfirmed claim never refuses
+		{verdict.CodeMayBeNull, in, req, E, E},
+		{verdict.CodeMayBeNull, in, opt, W, E},
+		{verdict.CodeMayBeMissing, in, req, W, E},
+		{verdict.CodeMayBeMissing, none, opt, W, E},
+		{verdict.CodeUndeclaredProperty, in, req, W, E},
+		{verdict.CodeUndeclaredProperty, none, req, W, E},
+		{verdict.CodeMissingRequired, in, req, E, E},
+	}
+	for _, tc := range tests {
+		for _, m := range []struct {
+			mode policy.Mode
+			want verdict.Severity
+		}{{policy.Lenient, tc.lenient}, {policy.Strict, tc.strict}} {
+			if got := policy.Severity(m.mode, tc.code, tc.v, tc.at); got != m.want {
+				t.Errorf("%s %s %s optional=%v: %s, want %s", m.mode, tc.code, tc.v, tc.at.Optional, got, m.want)
+			}
+		}
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	for in, want := range map[string]policy.Mode{"": policy.Lenient, "lenient": policy.Lenient, "strict": policy.Strict} {
+		if got, err := policy.ParseMode(in); err != nil || got != want {
+			t.Errorf("ParseMode(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"Strict", "off", " strict"} {
+		if _, err := policy.ParseMode(bad); err == nil || err.Error() != `validation "`+bad+`" is not one of lenient, strict` {
+			t.Errorf("ParseMode(%q): %v", bad, err)
+		}
+	}
+}
+
+func TestRefuses(t *testing.T) {
+	w := verdict.Issue{Severity: verdict.SeverityWarning}
+	e := verdict.Issue{Severity: verdict.SeverityError}
+	if policy.Refuses(nil) || policy.Refuses([]verdict.Issue{w}) || !policy.Refuses([]verdict.Issue{w, e}) {
+		t.Error("Refuses is not 'any error'")
+	}
+}
