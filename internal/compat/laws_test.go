@@ -52,7 +52,7 @@ func TestEmptiness(t *testing.T) {
 		{name: "dependentRequired on a closed object", src: `{"type":"object","required":["a"],"properties":{"a":{}},"additionalProperties":false,"dependentRequired":{"a":["b"]}}`, tgt: into},
 		{name: "a type negated", src: `{"type":"string","not":{"type":"string"}}`, tgt: into},
 		{name: "non-empty kinds still checked", src: `{"type":["string","integer"],"not":{"type":"string"}}`, tgt: `{"type":"string"}`,
-			want: []string{"error type_mismatch /type /type: source is integer but target expects string"}},
+			want: []string{"incompatible type_mismatch /type /type: source is integer but target expects string [witness 0 rejected at /type]"}},
 	})
 }
 
@@ -101,10 +101,10 @@ func TestPatternsAndSizes(t *testing.T) {
 		{name: "anchored star", src: `{"type":"string"}`, tgt: `{"pattern":"^a*"}`},
 		{name: "enum source checked against a pattern", src: `{"enum":["ab","ac"]}`, tgt: `{"pattern":"^a"}`},
 		{name: "enum source breaks a pattern", src: `{"enum":["ab","b"]}`, tgt: `{"pattern":"^a"}`,
-			want: []string{`error enum_mismatch /enum : source may be "b", which target does not accept`}},
+			want: []string{`incompatible enum_mismatch /enum : source may be "b", which target does not accept [witness "b" rejected at /pattern]`}},
 		{name: "the empty string only", src: `{"type":"string","maxLength":0}`, tgt: `{"pattern":"^$"}`},
 		{name: "an anchored pattern is not universal", src: `{"type":"string"}`, tgt: `{"pattern":"^$"}`,
-			want: []string{`warning cannot_prove  /pattern: cannot prove source fits target: the source does not declare the same pattern "^$" (pattern)`}},
+			want: []string{`incompatible pattern_mismatch  /pattern: source may be a value that target refuses (pattern) [witness "a" rejected at /pattern]`}},
 		{name: "unique items from a finite set bound the length", src: `{"type":"array","items":{"enum":["a","b"]},"uniqueItems":true}`,
 			tgt: `{"type":"array","maxItems":2}`},
 	})

@@ -15,7 +15,7 @@ import (
 // depend on the clock.
 const (
 	searchMemoBytes = 8 << 20
-	searchTime      = time.Second
+	searchTime      = 250 * time.Millisecond
 )
 
 // nothing is the schema false: searching src against it yields some
