@@ -117,12 +117,12 @@ func TestBundledAndDynamic(t *testing.T) {
 			tgt: `{"type":"object","required":["zip"],"properties":{"zip":{"type":"string","maxLength":10}}}`},
 		{name: "bundled source breaks a bound", src: bundle, srcPtr: "/properties/home",
 			tgt:  `{"type":"object","properties":{"zip":{"type":"string","maxLength":3}}}`,
-			want: []string{"error length_mismatch /$defs/addr/$defs/zip/maxLength /properties/zip/maxLength: source.zip may be longer than 3 characters, the maxLength of target.zip"}},
+			want: []string{"incompatible length_mismatch /$defs/addr/$defs/zip/maxLength /properties/zip/maxLength: source.zip may be longer than 3 characters, the maxLength of target.zip [witness {\"zip\":\"aaaaa\"} rejected at /properties/zip/maxLength]"}},
 		{name: "bundled target", src: `{"type":"object","required":["zip"],"properties":{"zip":{"type":"string","maxLength":2}}}`,
 			tgt: bundle, tgtPtr: "/properties/home"},
 		{name: "a scope-dependent $dynamicRef on the target", src: `{"type":"object","properties":{"v":{"type":"object"}}}`,
 			tgt:  `{"$id":"https://x/root","$dynamicAnchor":"m","type":"object","$defs":{"b":{"$id":"https://x/b","$dynamicAnchor":"m","properties":{"v":{"$dynamicRef":"#m"}}}},"$ref":"https://x/b"}`,
-			want: []string{"warning cannot_prove /properties/v /$defs/b/properties/v/$dynamicRef: cannot prove source.v fits target.v: its target depends on the dynamic scope ($dynamicRef)"}},
+			want: []string{"incompatible type_mismatch /properties/v /$defs/b/properties/v/$dynamicRef: source.v may be a value that target.v refuses (type) [witness {\"v\":{\"v\":null}} rejected at /type]"}},
 		{name: "the same scope-dependent schema", src: `{"$id":"https://x/root","$dynamicAnchor":"m","type":"object","$defs":{"b":{"$id":"https://x/b","$dynamicAnchor":"m","properties":{"v":{"$dynamicRef":"#m"}}}},"$ref":"https://x/b"}`,
 			tgt: `{"$id":"https://x/root","$dynamicAnchor":"m","type":"object","$defs":{"b":{"$id":"https://x/b","$dynamicAnchor":"m","properties":{"v":{"$dynamicRef":"#m"}}}},"$ref":"https://x/b"}`},
 	})
@@ -136,12 +136,12 @@ func TestUnevaluatedThroughApplicators(t *testing.T) {
 			tgt: `{"$defs":{"base":{"properties":{"a":{}}}},"$ref":"#/$defs/base","unevaluatedProperties":false}`},
 		{name: "a name nothing evaluates", src: `{"type":"object","properties":{"a":{"type":"string"},"c":{}},"required":["c"],"additionalProperties":false}`,
 			tgt:  `{"allOf":[{"properties":{"a":{"type":"string"}}}],"unevaluatedProperties":false}`,
-			want: []string{`error additional_property /properties/c /unevaluatedProperties: source may have "c", which target does not allow (unevaluatedProperties: false)`}},
+			want: []string{`incompatible additional_property /properties/c /unevaluatedProperties: source may have "c", which target does not allow (unevaluatedProperties: false) [witness {"c":null} rejected at /unevaluatedProperties]`}},
 		{name: "an allOf branch with additionalProperties evaluates everything", src: `{"type":"object"}`,
 			tgt: `{"allOf":[{"additionalProperties":{}}],"unevaluatedProperties":false}`},
 		{name: "conditional evaluation stays unproven", src: `{"type":"object","properties":{"a":{}},"additionalProperties":false}`,
 			tgt:  `{"anyOf":[{"properties":{"a":{}}},{"required":["z"]}],"unevaluatedProperties":false}`,
-			want: []string{"warning cannot_prove  /unevaluatedProperties: cannot prove source fits target: it depends on what the target's conditional subschemas evaluate (unevaluatedProperties)"}},
+			want: []string{"unknown cannot_prove  /unevaluatedProperties: cannot prove source fits target: it depends on what the target's conditional subschemas evaluate (unevaluatedProperties)"}},
 	})
 }
 
@@ -157,9 +157,9 @@ func TestContainsCounts(t *testing.T) {
 			tgt: `{"type":"array","contains":{"type":"number"},"minContains":2}`},
 		{name: "too many matching items", src: `{"type":"array","items":{"type":"integer"},"minItems":3}`,
 			tgt:  `{"type":"array","contains":{"type":"number"},"maxContains":2}`,
-			want: []string{"error contains_mismatch  /contains: source has more than 2 matching items but target allows at most 2 (maxContains)"}},
+			want: []string{"incompatible contains_mismatch  /contains: source has more than 2 matching items but target allows at most 2 (maxContains) [witness [0,-1,1] rejected at /maxContains]"}},
 		{name: "items that never match", src: `{"type":"array","items":{"type":"string"},"minItems":1}`,
 			tgt:  `{"type":"array","contains":{"type":"integer"}}`,
-			want: []string{"error contains_mismatch  /contains: source may have fewer than 1 matching items but target requires them (contains)"}},
+			want: []string{"incompatible contains_mismatch  /contains: source may have fewer than 1 matching items but target requires them (contains) [witness [\"\"] rejected at /contains/type]"}},
 	})
 }
