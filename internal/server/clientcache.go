@@ -2,9 +2,9 @@ package server
 
 import (
 	"context"
-	"sync"
 	"time"
 
+	"github.com/typeward/typeward/internal/cache"
 	"github.com/typeward/typeward/internal/clients"
 )
 
@@ -15,6 +15,7 @@ import (
 const (
 	clientCacheTTL     = 10 * time.Second
 	clientCacheEntries = 10_000
+	clientCacheBytes   = 16 << 20 // a client record is well under 1 KiB
 )
 
 // cachedClients is a clients.Store whose Get is served from memory for a
@@ -22,10 +23,8 @@ const (
 // round trip per request would cost more than the rest of the request.
 type cachedClients struct {
 	clients.Store
-	now func() time.Time
-
-	mu      sync.Mutex
-	entries map[string]cachedClient
+	now     func() time.Time
+	entries *cache.Cache[string, cachedClient]
 }
 
 type cachedClient struct {
@@ -34,15 +33,15 @@ type cachedClient struct {
 }
 
 func newCachedClients(s clients.Store) *cachedClients {
-	return &cachedClients{Store: s, now: time.Now, entries: map[string]cachedClient{}}
+	return &cachedClients{Store: s, now: time.Now, entries: cache.New(cache.Config[string, cachedClient]{
+		MaxBytes: clientCacheBytes, MaxEntries: clientCacheEntries})}
 }
 
 // Get returns a copy the caller may modify, like every Store.
 func (c *cachedClients) Get(ctx context.Context, id string) (*clients.Client, error) {
 	now := c.now()
-	c.mu.Lock()
-	e, ok := c.entries[id]
-	c.mu.Unlock()
+	gen := c.entries.Generation()
+	e, ok := c.entries.Get(id)
 	if ok && now.Before(e.expires) {
 		return e.client.Clone(), nil
 	}
@@ -50,19 +49,16 @@ func (c *cachedClients) Get(ctx context.Context, id string) (*clients.Client, er
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	if len(c.entries) >= clientCacheEntries {
-		c.entries = map[string]cachedClient{} // crude but bounded; refills in one TTL
-	}
-	c.entries[id] = cachedClient{client: got.Clone(), expires: now.Add(clientCacheTTL)}
-	c.mu.Unlock()
+	// Not kept when this replica changed a client meanwhile: the read
+	// may predate the change.
+	c.entries.PutAt(gen, id, cachedClient{client: got.Clone(), expires: now.Add(clientCacheTTL)})
 	return got, nil
 }
 
+// forget drops id's entry and bumps the generation, so that a read racing
+// with the change is not cached.
 func (c *cachedClients) forget(id string) {
-	c.mu.Lock()
-	delete(c.entries, id)
-	c.mu.Unlock()
+	c.entries.DeleteFunc(func(k string, _ cachedClient) bool { return k == id })
 }
 
 func (c *cachedClients) Update(ctx context.Context, cl *clients.Client) error {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -60,5 +61,26 @@ func TestClientCache(t *testing.T) {
 	}
 	if _, err := c.Get(ctx, "missing"); err == nil {
 		t.Errorf("unknown client found")
+	}
+}
+
+// TestClientCacheIsBounded: however many clients authenticate, the cache
+// holds at most clientCacheEntries within clientCacheBytes.
+func TestClientCacheIsBounded(t *testing.T) {
+	ctx := context.Background()
+	store := memory.NewClients()
+	c := newCachedClients(store)
+	for i := range clientCacheEntries + 100 {
+		id := "client-" + strconv.Itoa(i)
+		if err := store.Create(ctx, &clients.Client{ID: id, Name: id, TokenEndpointAuthMethod: clients.SecretBasic,
+			SecretHash: make([]byte, 32), AllowedScopes: []string{"x"}, CreatedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Get(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := c.entries.Stats(); st.Entries != clientCacheEntries || st.Bytes > clientCacheBytes || st.Evictions != 100 {
+		t.Errorf("cache stats %+v", st)
 	}
 }
