@@ -11,6 +11,7 @@ import (
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/schema"
 	"github.com/typeward/typeward/internal/verdict"
+	"github.com/typeward/typeward/verify"
 )
 
 // typeChecker is what the Validator needs of compat.Checker.
@@ -98,23 +99,14 @@ type Result struct {
 	places map[int]policy.Place
 }
 
-// ToolRef is a validated tool version.
-type ToolRef struct {
-	Name    string `json:"name"`
-	Version int    `json:"version"`
-	Digest  string `json:"digest"`
-}
-
-// EdgeRef is an edge between two tools. Each and Optional carry what a
-// router enforcing run-time order needs: the source array a per-item edge
-// iterates over (its first [] path, e.g. "rows[]"), and whether the
-// source may not run.
-type EdgeRef struct {
-	From     string `json:"from"`
-	To       string `json:"to"`
-	Each     string `json:"each,omitempty"`
-	Optional bool   `json:"optional,omitempty"`
-}
+// ToolRef is a validated tool version, and EdgeRef an edge between two
+// tools (with Each, the source array a per-item edge iterates over, and
+// Optional, whether the source may not run): the very types the token's
+// authorization detail carries, so the two cannot drift apart.
+type (
+	ToolRef = verify.ToolRef
+	EdgeRef = verify.Edge
+)
 
 // Valid reports whether no issue is an ERROR.
 func (r *Result) Valid() bool { return !policy.Refuses(r.Issues) }

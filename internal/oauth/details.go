@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/typeward/typeward/internal/composition"
 	"github.com/typeward/typeward/verify"
@@ -25,15 +26,9 @@ type CompositionRequest struct {
 // enrich is the authorization detail of a validated composition: what the
 // token and the success answer carry.
 func enrich(res *composition.Result) verify.AuthorizationDetail {
-	d := verify.AuthorizationDetail{Type: verify.DetailType, Digest: res.Digest,
-		Tools: make([]verify.ToolRef, len(res.Tools)), Edges: make([]verify.Edge, len(res.Edges))}
-	for i, t := range res.Tools {
-		d.Tools[i] = verify.ToolRef{Name: t.Name, Version: t.Version, Digest: t.Digest}
-	}
-	for i, e := range res.Edges {
-		d.Edges[i] = verify.Edge{From: e.From, To: e.To, Each: e.Each, Optional: e.Optional}
-	}
-	return d
+	// Copies: res may be a cached result other requests share.
+	return verify.AuthorizationDetail{Type: verify.DetailType, Digest: res.Digest,
+		Tools: slices.Clone(res.Tools), Edges: slices.Clone(res.Edges)}
 }
 
 // ParseAuthorizationDetails reads the authorization_details parameter: a
