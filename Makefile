@@ -25,6 +25,7 @@ run: build ## start the server: the embedded default (in-memory, examples loaded
 	DATABASE_URL= ./$(BIN) serve
 
 test: ## every test with -race, every benchmark once (so none rots), then a brief fuzz of the parsers and the checker
+	@$(GO) run ./internal/store/postgres/pgtest/probe
 	$(GO) test -race -count=1 $(PKGS)
 	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)
 	@for t in $(FUZZ_BRIEF); do \

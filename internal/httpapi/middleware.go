@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -97,10 +98,7 @@ func observe(log *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handl
 						writeOAuthJSON(sw, http.StatusInternalServerError, map[string]string{"error": "server_error"})
 					}
 				}
-				route := chi.RouteContext(r.Context()).RoutePattern()
-				if route == "" {
-					route = "unmatched"
-				}
+				route := routeLabel(r)
 				status := sw.status
 				if status == 0 {
 					status = http.StatusOK
@@ -121,6 +119,36 @@ func observe(log *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handl
 			next.ServeHTTP(sw, r)
 		})
 	}
+}
+
+// routeLabel is the pattern of the route a request reached, or would
+// have reached when a mounted router's middleware answered first (the
+// admin API refusing a request without a token): never the bare mount
+// "/admin/v1/*", which would lump every refused admin route together.
+func routeLabel(r *http.Request) string {
+	rctx := chi.RouteContext(r.Context())
+	if rctx == nil {
+		return "unmatched"
+	}
+	route := rctx.RoutePattern()
+	if strings.HasSuffix(route, "/*") && rctx.Routes != nil {
+		if p := rctx.Routes.Find(chi.NewRouteContext(), r.Method, routingPath(r)); p != "" {
+			route = p
+		}
+	}
+	if route == "" {
+		return "unmatched"
+	}
+	return route
+}
+
+// routingPath is the path as chi routes it: escaped, so that a %2F in a
+// tool name stays inside its segment.
+func routingPath(r *http.Request) string {
+	if r.URL.RawPath != "" {
+		return r.URL.RawPath
+	}
+	return r.URL.Path
 }
 
 // methodLabel is the method as a metric label: any other than the

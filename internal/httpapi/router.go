@@ -7,6 +7,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -79,7 +80,9 @@ func NewRouter(cfg Config) http.Handler {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeOAuthJSON(w, http.StatusNotFound, map[string]string{"error": "not_found"})
 	})
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		// RFC 9110 15.5.6: a 405 lists the methods the resource has.
+		w.Header().Set("Allow", strings.Join(allowedMethods(r, req), ", "))
 		writeOAuthJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "method_not_allowed"})
 	})
 
@@ -140,4 +143,15 @@ func NewRouter(cfg Config) http.Handler {
 		r.Get("/issuances", ad.queryIssuances)
 	})
 	return r
+}
+
+// allowedMethods lists the methods routes has for the request's path.
+func allowedMethods(routes chi.Routes, r *http.Request) []string {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if routes.Find(chi.NewRouteContext(), m, routingPath(r)) != "" {
+			allowed = append(allowed, m)
+		}
+	}
+	return allowed
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -189,5 +191,25 @@ func TestParseConfigHelp(t *testing.T) {
 	}
 	if strings.Contains(help, "hunter2") {
 		t.Errorf("help shows the environment's database URL:\n%s", help)
+	}
+}
+
+// TestEnvExampleDocumentsEverySetting: .env.example names every variable
+// typeward serve reads, so a new flag cannot go undocumented there.
+func TestEnvExampleDocumentsEverySetting(t *testing.T) {
+	example, err := os.ReadFile("../../.env.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBinder("x")
+	(&Config{}).bind(b)
+	names := []string{EnvKEK, EnvPepper, EnvAdminClientID, EnvAdminClientSecret}
+	for _, f := range b.fields {
+		names = append(names, f.env)
+	}
+	for _, name := range names {
+		if !regexp.MustCompile(`(?m)^#? ?` + name + `=`).Match(example) {
+			t.Errorf(".env.example does not document %s", name)
+		}
 	}
 }
