@@ -42,9 +42,12 @@ fuzz: ## run each fuzz target for FUZZTIME
 	  done; \
 	done
 
-lint: ## gofmt and go vet
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+lint: ## gofmt, go vet and staticcheck (fetched from the Go module proxy)
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; exit 1)
 	$(GO) vet $(PKGS)
+	$(GO) run $(STATICCHECK) $(PKGS)
 
 clean: ## remove build output
 	rm -rf bin

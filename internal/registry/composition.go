@@ -21,7 +21,7 @@ const MaxCompositionBytes = 1 << 20
 // they fit in a URL path segment and a token claim unescaped.
 func CompositionDigest(name string, definition []byte) (string, error) {
 	if !ValidToolName(name) {
-		return "", fmt.Errorf("%w: name %s is not 1 to %d characters of A-Z a-z 0-9 _ - .", ErrInvalidComposition, quoteName(name), MaxToolNameLength)
+		return "", fmt.Errorf("%w: name %s must be 1 to %d characters of A-Z a-z 0-9 _ - . (letters, digits, underscore, hyphen, dot)", ErrInvalidComposition, quoteName(name), MaxToolNameLength)
 	}
 	if len(definition) > MaxCompositionBytes {
 		return "", fmt.Errorf("%w: %s: definition of %d bytes, at most %d", ErrInvalidComposition, name, len(definition), MaxCompositionBytes)

@@ -33,7 +33,7 @@ func TestParseToolsFileShapes(t *testing.T) {
 					t.Errorf("server %d: %q with %d tools, want %q with %d", i, st.Server, len(st.Tools), tt.servers[i], tt.tools[i])
 				}
 			}
-			if got[0].Tools != nil && len(got[0].Tools) > 0 && got[0].Tools[0].Name != "echo" {
+			if len(got[0].Tools) > 0 && got[0].Tools[0].Name != "echo" {
 				t.Errorf("first tool %q", got[0].Tools[0].Name)
 			}
 		})

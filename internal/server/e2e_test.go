@@ -55,7 +55,7 @@ func verifyWithJWKS(h *harness, raw, aud string) (jwtClaims, string, error) {
 			h.t.Fatalf("JWKS publishes a private key: %s", k.KeyID)
 		}
 	}
-	jws, err := jose.ParseSigned(raw, []jose.SignatureAlgorithm{jose.ES256, jose.EdDSA})
+	jws, err := jose.ParseSignedCompact(raw, []jose.SignatureAlgorithm{jose.ES256, jose.EdDSA})
 	if err != nil {
 		return jwtClaims{}, "", err
 	}
