@@ -257,6 +257,7 @@ func exportedMetrics(t *testing.T) []string {
 	m.TokenRequests.WithLabelValues("issued", "ok")
 	m.TokensIssued.WithLabelValues("other")
 	m.ValidationIssues.WithLabelValues("error", "x")
+	m.ValidationDuration.WithLabelValues("miss")
 	m.ObserveHTTP("GET", "/", 200, 0)
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))

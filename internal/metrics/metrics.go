@@ -23,7 +23,7 @@ type Metrics struct {
 
 	TokenRequests      *prometheus.CounterVec // outcome, reason
 	TokensIssued       *prometheus.CounterVec // client
-	ValidationDuration prometheus.Histogram
+	ValidationDuration *prometheus.HistogramVec // cache: hit or miss
 	CompositionEdges   prometheus.Histogram
 	ValidationIssues   *prometheus.CounterVec // severity, code
 	CompositionsStale  prometheus.Gauge
@@ -52,14 +52,14 @@ func New(opts Options) *Metrics {
 			Name: "typeward_tokens_issued_total",
 			Help: "Access tokens issued, by client (configured clients only; the rest count as \"other\").",
 		}, []string{"client"}),
-		ValidationDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+		ValidationDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "typeward_validation_duration_seconds",
-			Help:    "Time to validate one composition.",
-			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1},
-		}),
+			Help:    "Time to answer whether a requested composition validates, by cache: hit (the validation cache answered) or miss (validated).",
+			Buckets: []float64{.00001, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1},
+		}, []string{"cache"}),
 		CompositionEdges: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "typeward_composition_edges",
-			Help:    "Edges per validated composition.",
+			Help:    "Edges per requested composition, cached validations included.",
 			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128},
 		}),
 		ValidationIssues: prometheus.NewCounterVec(prometheus.CounterOpts{

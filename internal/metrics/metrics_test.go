@@ -30,6 +30,7 @@ func TestExpositionNamesEveryCollector(t *testing.T) {
 	m.TokenRequests.WithLabelValues("issued", "ok").Inc()
 	m.TokensIssued.WithLabelValues(OtherClient).Inc()
 	m.ValidationIssues.WithLabelValues("error", "type_mismatch").Inc()
+	m.ValidationDuration.WithLabelValues("hit").Observe(0.001)
 	m.ObserveHTTP("POST", "/oauth2/token", 200, 3*time.Millisecond)
 	m.WatchRegistryCache(func() float64 { return 7 }, func() float64 { return 2 })
 	m.WatchSigningKey(func() float64 { return 42 })

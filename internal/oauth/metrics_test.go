@@ -4,7 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/typeward/typeward/internal/metrics"
 )
@@ -42,11 +44,28 @@ func TestTokenMetrics(t *testing.T) {
 		}
 	}
 	// Two documents were validated: the valid one once (then cached), the
-	// invalid one once.
-	if n := testutil.CollectAndCount(m.ValidationDuration); n != 1 {
-		t.Errorf("validation duration series: %d", n)
+	// invalid one once; the answers the cache gave are observed too (at
+	// least the second valid request with a resource), and every decision
+	// observes its composition's edges.
+	misses := histogramCount(t, m.ValidationDuration.WithLabelValues("miss"))
+	hits := histogramCount(t, m.ValidationDuration.WithLabelValues("hit"))
+	if misses != 2 || hits < 1 {
+		t.Errorf("validations observed: %d misses, %d hits; want 2 and at least 1", misses, hits)
+	}
+	if got := histogramCount(t, m.CompositionEdges); got != misses+hits {
+		t.Errorf("composition edges observed %d times, want %d (one per decision)", got, misses+hits)
 	}
 	if got := f.validator.calls.Load(); got != 2 {
 		t.Errorf("validations = %d, want 2", got)
 	}
+}
+
+// histogramCount is how many observations a histogram holds.
+func histogramCount(t *testing.T, h prometheus.Observer) uint64 {
+	t.Helper()
+	var out dto.Metric
+	if err := h.(prometheus.Metric).Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out.GetHistogram().GetSampleCount()
 }

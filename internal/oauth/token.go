@@ -273,6 +273,7 @@ func (s *Service) audience(client *clients.Client, resource string) (string, err
 // refused before it is validated, so it never costs a validation nor a
 // cache entry.
 func (s *Service) validated(ctx context.Context, client *clients.Client, details string) (*validation, error) {
+	started, hit := time.Now(), true
 	caches := s.caches()
 	gen := caches.inline.Generation()
 	v, ok := caches.inline.Get(details)
@@ -282,6 +283,7 @@ func (s *Service) validated(ctx context.Context, client *clients.Client, details
 			return nil, err
 		}
 		if cr.ID == "" {
+			hit = false
 			if v, err = s.validate(ctx, client, cr.Inline, caches.inline, details, gen); err != nil {
 				return nil, err
 			}
@@ -295,6 +297,7 @@ func (s *Service) validated(ctx context.Context, client *clients.Client, details
 			key := string(stored.Definition)
 			gen = caches.stored.Generation()
 			if v, ok = caches.stored.Get(key); !ok {
+				hit = false
 				if v, err = s.validate(ctx, client, stored.Definition, caches.stored, key, gen); err != nil {
 					return nil, err
 				}
@@ -302,6 +305,14 @@ func (s *Service) validated(ctx context.Context, client *clients.Client, details
 		}
 	}
 	if s.Metrics != nil {
+		// Every decision counts, cached or not: a dashboard of validations
+		// must not go quiet when the cache answers.
+		cache := "hit"
+		if !hit {
+			cache = "miss"
+		}
+		s.Metrics.ValidationDuration.WithLabelValues(cache).Observe(time.Since(started).Seconds())
+		s.Metrics.CompositionEdges.Observe(float64(v.edges))
 		for _, is := range v.result.Issues {
 			s.Metrics.ValidationIssues.WithLabelValues(string(is.Severity), is.Code).Inc()
 		}
@@ -313,7 +324,6 @@ func (s *Service) validated(ctx context.Context, client *clients.Client, details
 // validates it, and caches the validation under key (read at generation
 // gen) when it depends on nothing but doc and the registry.
 func (s *Service) validate(ctx context.Context, client *clients.Client, doc []byte, cache *validationCache, key string, gen uint64) (*validation, error) {
-	started := time.Now()
 	c, err := composition.Parse(doc)
 	if err != nil {
 		return nil, badRequest(CodeInvalidAuthorizationDetails, truncate(err.Error(), 512))
@@ -325,11 +335,8 @@ func (s *Service) validate(ctx context.Context, client *clients.Client, doc []by
 	if err != nil {
 		return nil, serverError(err)
 	}
-	if s.Metrics != nil {
-		s.Metrics.ValidationDuration.Observe(time.Since(started).Seconds())
-		s.Metrics.CompositionEdges.Observe(float64(len(c.Edges)))
-	}
 	v := newValidation(res)
+	v.edges = len(c.Edges)
 	if v.effects, err = s.effects(ctx, v.tools); err != nil {
 		return nil, err
 	}

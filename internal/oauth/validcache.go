@@ -26,6 +26,7 @@ type validation struct {
 	issueCodes []string
 	// effects holds, for each of tools, what its annotations say it may do.
 	effects []approval.Effect
+	edges   int // in the composition as requested, for the metrics
 }
 
 func newValidation(res *composition.Result) *validation {
