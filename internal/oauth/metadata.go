@@ -53,14 +53,19 @@ func NewMetadata(issuer string, signingAlgs, assertionAlgs []string) Metadata {
 		auth = append(auth, string(m))
 	}
 	return Metadata{
-		Issuer:                            issuer,
-		TokenEndpoint:                     issuer + PathToken,
-		JWKSURI:                           issuer + PathJWKS,
-		IntrospectionEndpoint:             issuer + PathIntrospect,
-		RevocationEndpoint:                issuer + PathRevoke,
-		GrantTypesSupported:               []string{GrantTypeClientCredentials, GrantTypeCIBA},
-		ResponseTypesSupported:            []string{},
-		TokenEndpointAuthMethodsSupported: auth,
+		Issuer:                issuer,
+		TokenEndpoint:         issuer + PathToken,
+		JWKSURI:               issuer + PathJWKS,
+		IntrospectionEndpoint: issuer + PathIntrospect,
+		RevocationEndpoint:    issuer + PathRevoke,
+		GrantTypesSupported:   []string{GrantTypeClientCredentials, GrantTypeCIBA},
+		// REQUIRED by RFC 8414 §2, and honestly empty: its values are RFC
+		// 7591 response_types, and RFC 7591 §2.1 pairs client_credentials
+		// with none (CIBA's poll grant has no response_type either). "token"
+		// would claim the implicit grant OAuth 2.1 removed, "code" an
+		// authorization endpoint typeward does not have.
+		ResponseTypesSupported:                             []string{},
+		TokenEndpointAuthMethodsSupported:                  auth,
 		TokenEndpointAuthSigningAlgValuesSupported:         assertionAlgs,
 		IntrospectionEndpointAuthMethodsSupported:          auth,
 		IntrospectionEndpointAuthSigningAlgValuesSupported: assertionAlgs,
