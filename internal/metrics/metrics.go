@@ -21,8 +21,8 @@ const OtherClient = "other"
 type Metrics struct {
 	registry *prometheus.Registry
 
-	TokenRequests      *prometheus.CounterVec // outcome, reason
-	TokensIssued       *prometheus.CounterVec // client
+	TokenRequests      *prometheus.CounterVec   // outcome, reason
+	TokensIssued       *prometheus.CounterVec   // client
 	ValidationDuration *prometheus.HistogramVec // cache: hit or miss
 	CompositionEdges   prometheus.Histogram
 	ValidationIssues   *prometheus.CounterVec // severity, code
