@@ -15,7 +15,7 @@ import (
 // depend on the clock.
 const (
 	searchMemoBytes = 8 << 20
-	searchTime      = 250 * time.Millisecond
+	searchTime      = 5 * time.Second
 )
 
 // nothing is the schema false: searching src against it yields some
