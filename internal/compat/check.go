@@ -86,7 +86,8 @@ func (c *Checker) compute(src, tgt Node) []finding {
 		budget:     stepBudget,
 		inProgress: map[string]int{},
 	}
-	fs := r.sub(viewOf(newNode(sv, src.Pointer)), newNode(tv, tgt.Pointer), path{})
+	r.srcRoot = newNode(sv, src.Pointer)
+	fs := r.sub(viewOf(r.srcRoot), newNode(tv, tgt.Pointer), path{})
 	if r.exhausted {
 		// Steps skipped after the budget ran out answered "fine"; the
 		// finding keeps the overall answer from ever being "compatible".

@@ -30,6 +30,7 @@ type run struct {
 	// set while a source negation is being tested (see sourceNot).
 	pruneDepth int
 	negCheck   int
+	srcRoot    node
 	started    bool
 	caches     *runCaches
 }
@@ -40,6 +41,7 @@ type runCaches struct {
 	pruned      map[string]Kinds
 	contradicts map[string]bool
 	universal   map[universalKey]bool
+	loops       *loopGraph // the source's in-place cycles, found on first use
 }
 
 type universalKey struct{ digest, ptr string }

@@ -18,6 +18,10 @@ func TestSoundnessRegressions(t *testing.T) {
 	// The witnesses named in the cases: valid under the source, invalid
 	// under the target, so each of those verdicts must not be "compatible".
 	witnesses := map[string]string{
+		"a self-negating $ref accepts every value (witness null)":                `null`,
+		"not of the root itself excludes nothing (witness 0)":                    `0`,
+		"an if of the root itself never holds (witness 0)":                       `0`,
+		"a negated positive cycle excludes nothing (witness \"s\")":              `"s"`,
 		"an anchor inside const data is not an anchor (witness 1)":               `1`,
 		"an anchor inside a default is not an anchor (witness 1)":                `1`,
 		"format annotated in 2020-12 does not prove format asserted in draft-07": `""`,
@@ -50,6 +54,26 @@ func TestSoundnessRegressions(t *testing.T) {
 func soundnessCases() []ruleCase {
 	const d7 = `"$schema":"http://json-schema.org/draft-07/schema#",`
 	return []ruleCase{
+		// Were compatible: the validator fails a reference cycle that does
+		// not descend at the repeated schema, so a negation of one accepts
+		// every value; the rules read the cycle as assumed, so the negation
+		// as "nothing", and the source as empty.
+		{name: "a self-negating $ref accepts every value (witness null)",
+			src:  `{"$defs":{"leaf":{"not":{"$ref":"#/$defs/leaf"}}},"$ref":"#/$defs/leaf"}`,
+			tgt:  `{"enum":[{"a":1,"b":"x"}]}`,
+			want: []string{`error enum_mismatch  /enum: source is any any type but target must be one of {"a":1,"b":"x"}`}},
+		{name: "not of the root itself excludes nothing (witness 0)",
+			src:  `{"type":"integer","not":{"$ref":"#"}}`,
+			tgt:  `{"type":"string"}`,
+			want: []string{"error type_mismatch /type /type: source is integer but target expects string"}},
+		{name: "an if of the root itself never holds (witness 0)",
+			src:  `{"type":"integer","if":{"$ref":"#"},"then":false}`,
+			tgt:  `{"type":"string"}`,
+			want: []string{"error type_mismatch /type /type: source is integer but target expects string"}},
+		{name: "a negated positive cycle excludes nothing (witness \"s\")",
+			src:  `{"$defs":{"c":{"type":"string","allOf":[{"$ref":"#/$defs/c"}]}},"type":["integer","string"],"not":{"$ref":"#/$defs/c"}}`,
+			tgt:  `{"type":"integer"}`,
+			want: []string{"error type_mismatch /type /type: source may be string but target expects integer"}},
 		// Was compatible: "#foo" resolved to the {"$anchor":"foo"} inside a
 		// const value (data, not a schema) instead of the real anchor.
 		{name: "an anchor inside const data is not an anchor (witness 1)",

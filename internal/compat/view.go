@@ -200,6 +200,9 @@ func (r *run) normalize(s view) (out view, empty bool) {
 			}
 			continue // not: false excludes nothing
 		}
+		if r.negationLoops(g) {
+			continue // see cycles.go: dropping the negation widens the source
+		}
 		out.neg = append(out.neg, g)
 		if drop, extra, ok := r.lowerNegation(g); ok {
 			out.types &^= drop

@@ -1,0 +1,219 @@
+package compat
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/typeward/typeward/internal/schema"
+)
+
+// The validator meets a reference cycle that does not descend into a
+// property or item (the same value reached again through $ref, allOf, not,
+// …) by failing at the repeated schema. The rules read such a cycle as a
+// constraint already assumed, which only widens a schema; under a negation
+// that would narrow the source ({"not":{"$ref":"#"}} accepts every value,
+// yet reads as "accepts nothing"). So a negated source node that may reach
+// an in-place cycle is dropped: widening the source is always sound.
+
+// inPlaceKeywords apply their subschemas to the value itself.
+var inPlaceKeywords = map[string]bool{
+	"$ref": true, "$dynamicRef": true, "$recursiveRef": true,
+	"allOf": true, "anyOf": true, "oneOf": true, "not": true,
+	"if": true, "then": true, "else": true,
+	"dependentSchemas": true, "dependencies": true,
+}
+
+// notApplied hold subschemas that are only reached through references.
+var notApplied = map[string]bool{"$defs": true, "definitions": true, "contentSchema": true}
+
+// loops finds, in the subschemas the validator may apply from the node at
+// ptr, those lying on a cycle of in-place applicators (references
+// included).
+func loops(doc *schema.Schema, v any, ptr string) *loopGraph {
+	g := &loopGraph{doc: doc, nodes: map[string]any{}, inPlace: map[string][]string{}, onCycle: map[string]bool{}}
+	g.collect(doc.Root, "")
+	g.collect(v, ptr)
+	// Tarjan's strongly connected components over the in-place edges.
+	index, low, onStack := map[string]int{}, map[string]int{}, map[string]bool{}
+	var stack []string
+	var strong func(p string)
+	strong = func(p string) {
+		index[p], low[p] = len(index), len(index)
+		stack = append(stack, p)
+		onStack[p] = true
+		for _, q := range g.inPlace[p] {
+			if _, seen := index[q]; !seen {
+				strong(q)
+				low[p] = min(low[p], low[q])
+			} else if onStack[q] {
+				low[p] = min(low[p], index[q])
+			}
+			if q == p {
+				g.onCycle[p] = true
+			}
+		}
+		if low[p] != index[p] {
+			return
+		}
+		var comp []string
+		for {
+			q := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			onStack[q] = false
+			comp = append(comp, q)
+			if q == p {
+				break
+			}
+		}
+		if len(comp) > 1 {
+			for _, q := range comp {
+				g.onCycle[q] = true
+			}
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(g.nodes)) {
+		if _, seen := index[p]; !seen {
+			strong(p)
+		}
+	}
+	return g
+}
+
+// reachesCycle: the validator, applying the node at ptr, may meet a
+// schema of an in-place cycle.
+func (g *loopGraph) reachesCycle(ptr string) bool {
+	if len(g.onCycle) == 0 {
+		return false
+	}
+	if _, known := g.nodes[ptr]; !known {
+		return true // not a subschema we walked: assume the worst
+	}
+	seen := map[string]bool{}
+	var visit func(p string) bool
+	visit = func(p string) bool {
+		if g.onCycle[p] {
+			return true
+		}
+		seen[p] = true
+		for _, q := range g.inPlace[p] {
+			if !seen[q] && visit(q) {
+				return true
+			}
+		}
+		return false
+	}
+	return visit(ptr)
+}
+
+type loopGraph struct {
+	doc     *schema.Schema
+	nodes   map[string]any
+	inPlace map[string][]string // in-place edges, by pointer
+	onCycle map[string]bool
+}
+
+// collect walks every subschema the validator may apply from ptr: children
+// of applicators and references' targets.
+func (g *loopGraph) collect(v any, ptr string) {
+	if _, done := g.nodes[ptr]; done {
+		return
+	}
+	g.nodes[ptr] = v
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	edge := func(kw string, cv any, cp string) {
+		if !isSchema(cv) {
+			return
+		}
+		if inPlaceKeywords[kw] {
+			g.inPlace[ptr] = append(g.inPlace[ptr], cp)
+		}
+		g.collect(cv, cp)
+	}
+	for _, kw := range slices.Sorted(maps.Keys(m)) {
+		val := m[kw]
+		if ref, isRef := val.(string); isRef {
+			if kw == "$ref" || kw == "$dynamicRef" || kw == "$recursiveRef" {
+				for _, t := range g.refTargets(ptr, kw, ref) {
+					edge(kw, t.v, t.ptr)
+				}
+			}
+			continue
+		}
+		if notApplied[kw] {
+			continue
+		}
+		base := ptr + "/" + schema.EscapeToken(kw)
+		switch schemaPosition(kw, true, val) {
+		case posSchema:
+			edge(kw, val, base)
+		case posList:
+			arr, _ := val.([]any)
+			for i, c := range arr {
+				edge(kw, c, base+"/"+strconv.Itoa(i))
+			}
+		case posMap:
+			mm, _ := val.(map[string]any)
+			for _, k := range slices.Sorted(maps.Keys(mm)) {
+				edge(kw, mm[k], base+"/"+schema.EscapeToken(k))
+			}
+		}
+	}
+}
+
+type target struct {
+	v   any
+	ptr string
+}
+
+// refTargets lists where a reference may land: its static target, and for
+// a dynamic reference in a bundled document every schema carrying the
+// anchor it names (over-approximated: more edges only make more checks
+// cannot_prove).
+func (g *loopGraph) refTargets(from, kw, ref string) []target {
+	var out []target
+	if v, p, err := g.doc.ResolveFrom(from, ref); err == nil {
+		out = append(out, target{v, p})
+	}
+	if kw == "$ref" || !g.doc.DynamicScoped() {
+		return out
+	}
+	name, anchorKw := "", "$recursiveAnchor"
+	if kw == "$dynamicRef" {
+		_, name, _ = strings.Cut(ref, "#")
+		anchorKw = "$dynamicAnchor"
+	}
+	var find func(v any, p string)
+	find = func(v any, p string) {
+		switch x := v.(type) {
+		case map[string]any:
+			if a, ok := x[anchorKw]; ok && (kw == "$recursiveRef" || a == name) {
+				out = append(out, target{x, p})
+			}
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				find(x[k], p+"/"+schema.EscapeToken(k))
+			}
+		case []any:
+			for i, e := range x {
+				find(e, p+"/"+strconv.Itoa(i))
+			}
+		}
+	}
+	find(g.doc.Root, "")
+	return out
+}
+
+// negationLoops: the negated source node g may reach an in-place cycle.
+func (r *run) negationLoops(g node) bool {
+	if g.synthetic {
+		return false // made by the rules from bounds, no references
+	}
+	if r.caches.loops == nil {
+		r.caches.loops = loops(r.src, r.srcRoot.v, r.srcRoot.ptr)
+	}
+	return r.caches.loops.reachesCycle(g.ptr)
+}
