@@ -11,11 +11,12 @@ import (
 
 // The validator meets a reference cycle that does not descend into a
 // property or item (the same value reached again through $ref, allOf, not,
-// …) by failing at the repeated schema. The rules read such a cycle as a
-// constraint already assumed, which only widens a schema; under a negation
-// that would narrow the source ({"not":{"$ref":"#"}} accepts every value,
-// yet reads as "accepts nothing"). So a negated source node that may reach
-// an in-place cycle is dropped: widening the source is always sound.
+// …) by failing at the repeated schema, so a schema's meaning depends on
+// which schemas are already being applied to the value. The rules compare
+// subschemas as if it did not ({"not":{"$ref":"#"}} accepts every value,
+// yet reads as "not itself", hence nothing). So a negated source node that
+// may lead back to itself or to a schema the view applies is dropped:
+// widening the source is always sound.
 
 // inPlaceKeywords apply their subschemas to the value itself.
 var inPlaceKeywords = map[string]bool{
@@ -81,30 +82,27 @@ func loops(doc *schema.Schema, v any, ptr string) *loopGraph {
 	return g
 }
 
-// reachesCycle: the validator, applying the node at ptr, may meet a
-// schema of an in-place cycle.
-func (g *loopGraph) reachesCycle(ptr string) bool {
-	if len(g.onCycle) == 0 {
-		return false
-	}
+// reaches: applying the node at ptr, the validator may meet, on the same
+// value, ptr itself again or a schema of within.
+func (g *loopGraph) reaches(ptr string, within map[string]bool) bool {
 	if _, known := g.nodes[ptr]; !known {
 		return true // not a subschema we walked: assume the worst
 	}
 	seen := map[string]bool{}
-	var visit func(p string) bool
-	visit = func(p string) bool {
-		if g.onCycle[p] {
+	queue := slices.Clone(g.inPlace[ptr])
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if p == ptr || within[p] {
 			return true
 		}
-		seen[p] = true
-		for _, q := range g.inPlace[p] {
-			if !seen[q] && visit(q) {
-				return true
-			}
+		if seen[p] {
+			continue
 		}
-		return false
+		seen[p] = true
+		queue = append(queue, g.inPlace[p]...)
 	}
-	return visit(ptr)
+	return false
 }
 
 type loopGraph struct {
@@ -207,13 +205,23 @@ func (g *loopGraph) refTargets(from, kw, ref string) []target {
 	return out
 }
 
-// negationLoops: the negated source node g may reach an in-place cycle.
-func (r *run) negationLoops(g node) bool {
+// negationLoops: the negated source node g may, on the same value, lead
+// the validator back to itself or to a schema the source view already
+// applies (its in-place ancestors among them), so its meaning there is not
+// the one the rules would read.
+func (r *run) negationLoops(g node, conj []node) bool {
 	if g.synthetic {
 		return false // made by the rules from bounds, no references
 	}
 	if r.caches.loops == nil {
 		r.caches.loops = loops(r.src, r.srcRoot.v, r.srcRoot.ptr)
 	}
-	return r.caches.loops.reachesCycle(g.ptr)
+	if len(r.caches.loops.onCycle) == 0 {
+		return false
+	}
+	within := make(map[string]bool, len(conj))
+	for _, n := range conj {
+		within[n.ptr] = true
+	}
+	return r.caches.loops.reaches(g.ptr, within)
 }

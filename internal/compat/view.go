@@ -200,7 +200,7 @@ func (r *run) normalize(s view) (out view, empty bool) {
 			}
 			continue // not: false excludes nothing
 		}
-		if r.negationLoops(g) {
+		if r.negationLoops(g, out.conj) {
 			continue // see cycles.go: dropping the negation widens the source
 		}
 		out.neg = append(out.neg, g)
