@@ -104,7 +104,7 @@ func ignoredInComparison(kw string, d7 bool) bool {
 	case "$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$defs", "definitions", "$schema", "$vocabulary":
 		return true
 	}
-	return keywordClass(kw, d7) == classAnnotation || keywordClass(kw, d7) == classUnknown
+	return !constrains(kw, d7)
 }
 
 func (e *equality) keyword(kw string, x any, ap string, y any, bp string, d7 bool) bool {

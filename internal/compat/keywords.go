@@ -85,6 +85,15 @@ func asserts(kw string, d7 bool) bool {
 	return c == classModeled || c == classUnmodeled
 }
 
+// constrains: the checker must treat kw as narrowing a target. It is
+// asserts plus format, which typeward's validator annotates in 2020-12 but
+// draft-07, ajv with formats and the format-assertion vocabulary assert: a
+// target's format is never taken as vacuous (see the format rule in
+// string.go).
+func constrains(kw string, d7 bool) bool {
+	return asserts(kw, d7) || kw == "format"
+}
+
 type position uint8
 
 const (

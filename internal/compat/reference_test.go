@@ -60,9 +60,10 @@ func TestReferencePipeline(t *testing.T) {
 				"incompatible range_mismatch /properties/row_count/minimum /properties/limit/minimum: row_count allows values < 1 but limit requires ≥ 1 [witness 0 rejected at /properties/limit/minimum]",
 				"incompatible range_mismatch /properties/row_count /properties/limit/maximum: row_count allows values > 10000 but limit requires ≤ 10000 [witness 10001 rejected at /properties/limit/maximum]",
 			}},
-		{name: "summary -> to: format email is an annotation in 2020-12",
+		{name: "summary -> to: format email is not promised by the source",
 			src: out("aggregate_stats", "/properties/summary"), tgt: in("email_send", "/properties/to"),
-			opts: Options{SourceLabel: "summary", TargetLabel: "to"}},
+			opts: Options{SourceLabel: "summary", TargetLabel: "to"},
+			want: []string{`unknown cannot_prove /properties/summary /properties/to/format: cannot prove summary fits to: the source does not declare format "email" (format)`}},
 	}
 	runNodeCases(t, cases)
 }

@@ -25,14 +25,17 @@ func (r *run) str(s view, t node, p path) []finding {
 		out = append(out, r.cannotProve(r.srcKeywordPtr(s, "pattern"), t.ptr+"/pattern", p, "pattern",
 			"the source does not declare the same pattern "+quote(pat))...)
 	}
-	if f, ok := t.m["format"].(string); ok && r.tgtD7 {
-		// Only draft-07 asserts format (2020-12 annotates it, see the
-		// keyword table): proven by the same format in a draft-07 source.
+	if f, ok := t.m["format"].(string); ok {
+		// typeward's validator annotates format in 2020-12 (see the keyword
+		// table), but draft-07 and many validators a router may run (ajv
+		// with formats, format-assertion) assert it: calling the pair
+		// compatible could be unsound for them, so only the same format in
+		// the source proves it (in a draft-07 target, a draft-07 source).
 		switch {
 		case !sourceStates(s, "format", f):
 			out = append(out, r.cannotProve(r.srcKeywordPtr(s, "format"), t.ptr+"/format", p, "format",
 				"the source does not declare format "+quote(f))...)
-		case !r.srcD7:
+		case r.tgtD7 && !r.srcD7:
 			out = append(out, r.cannotProve(r.srcKeywordPtr(s, "format"), t.ptr+"/format", p, "format",
 				"the source's format "+quote(f)+" is an annotation in 2020-12, which draft-07 asserts")...)
 		}

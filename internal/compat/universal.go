@@ -27,7 +27,7 @@ func acceptsAll(doc *schema.Schema, n node, depth int) bool {
 		return err == nil && acceptsAll(doc, newNode(v, ptr), depth+1)
 	}
 	for kw := range n.m {
-		if asserts(kw, d7) && !vacuousKeyword(doc, n, kw, d7, depth) {
+		if constrains(kw, d7) && !vacuousKeyword(doc, n, kw, d7, depth) {
 			return false
 		}
 	}
@@ -202,7 +202,7 @@ func complementaryPair(doc *schema.Schema, bs []node) []int {
 // onlyKeyword: kw is the only keyword of m the validator asserts.
 func onlyKeyword(m map[string]any, kw string, d7 bool) bool {
 	for k := range m {
-		if k != kw && asserts(k, d7) {
+		if k != kw && constrains(k, d7) {
 			return false
 		}
 	}
