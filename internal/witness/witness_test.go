@@ -73,14 +73,10 @@ func confirm(t *testing.T, srcDoc, srcPtr, tgtDoc, tgtPtr string, f Found) strin
 }
 
 type pair struct {
-	name             string
-	src, tgt         string
-	srcPtr, tgtPtr   string
-	family           string
-	reachableBudget  int // 0: the default budget
-	wantCompatible   bool
-	hostileMaxSteps  int
-	hostileBudgetMax int
+	name           string
+	src, tgt       string
+	srcPtr, tgtPtr string
+	family         string
 }
 
 // incompatible pairs: the search must find a witness, one or more per
