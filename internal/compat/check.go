@@ -44,7 +44,7 @@ type Checker struct {
 // NewChecker returns a Checker with an empty memo and the default witness
 // search.
 func NewChecker() *Checker {
-	return &Checker{memo: &memo{entries: map[memoKey]*memoEntry{}}, regexps: &regexpCache{},
+	return &Checker{memo: &memo{entries: map[memoKey]*memoEntry{}}, regexps: newRegexpCache(),
 		search: newSearch(witness.NewSearcher(witness.Budget{Time: searchTime}, searchMemoBytes))}
 }
 

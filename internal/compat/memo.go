@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/typeward/typeward/internal/cache"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
@@ -80,13 +81,25 @@ func (e *memoEntry) issues(opts Options) []verdict.Issue {
 // pattern already; a nil entry (a pattern Go's engine refuses) is kept as a
 // guard, and callers treat it soundly: cannot_prove on the target, a
 // dropped constraint on the source.
-type regexpCache struct{ m sync.Map } // string -> *regexp.Regexp, nil when it does not compile
+//
+// It is bounded by size like every cache: a compiled program grows with its
+// pattern, so an entry is charged a multiple of the pattern's length.
+type regexpCache struct {
+	c *cache.Cache[string, *regexp.Regexp] // nil value: does not compile
+}
+
+const regexpCacheBytes = 8 << 20
+
+func newRegexpCache() *regexpCache {
+	return &regexpCache{c: cache.New(cache.Config[string, *regexp.Regexp]{MaxBytes: regexpCacheBytes,
+		Size: func(pattern string, _ *regexp.Regexp) int64 { return 512 + 64*int64(len(pattern)) }})}
+}
 
 func (c *regexpCache) get(pattern string) *regexp.Regexp {
-	if v, ok := c.m.Load(pattern); ok {
-		return v.(*regexp.Regexp)
+	if re, ok := c.c.Get(pattern); ok {
+		return re
 	}
 	re, _ := regexp.Compile(pattern) // nil on error
-	c.m.Store(pattern, re)
+	c.c.Put(pattern, re)
 	return re
 }
