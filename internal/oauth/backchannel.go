@@ -140,14 +140,9 @@ type backchannelRequest struct {
 // shows the binding_message instead.
 func (s *Service) decodeBackchannel(form url.Values) (backchannelRequest, error) {
 	var req backchannelRequest
-	if len(form["resource"]) > 1 {
-		return req, badRequest(CodeInvalidTarget, "one resource per request")
-	}
-	req.resource = form.Get("resource")
-	if req.resource != "" {
-		if u, err := url.Parse(req.resource); err != nil || !u.IsAbs() || u.Fragment != "" {
-			return req, badRequest(CodeInvalidTarget, "resource must be an absolute URI without a fragment")
-		}
+	var err error
+	if req.resource, err = resourceParam(form, "request"); err != nil {
+		return req, err
 	}
 	scope, err := single(form, "scope")
 	if err != nil {

@@ -455,14 +455,8 @@ func decodeTokenRequest(form url.Values) (tokenRequest, error) {
 		return req, badRequest(CodeUnsupportedGrantType, "only client_credentials and "+GrantTypeCIBA+" are supported")
 	}
 	req.grant = grant
-	if len(form["resource"]) > 1 {
-		return req, badRequest(CodeInvalidTarget, "one resource per token")
-	}
-	req.resource = form.Get("resource")
-	if req.resource != "" {
-		if u, err := url.Parse(req.resource); err != nil || !u.IsAbs() || u.Fragment != "" {
-			return req, badRequest(CodeInvalidTarget, "resource must be an absolute URI without a fragment")
-		}
+	if req.resource, err = resourceParam(form, "token"); err != nil {
+		return req, err
 	}
 	scope, err := single(form, "scope")
 	if err != nil {
@@ -485,4 +479,19 @@ func refusalDescription(issues []verdict.Issue) string {
 		return "the composition was refused: 1 error; see issues"
 	}
 	return fmt.Sprintf("the composition was refused: %d errors; see issues", n)
+}
+
+// resourceParam reads the RFC 8707 resource: at most one, an absolute URI
+// without a fragment; per names what it is one of ("token", "request").
+func resourceParam(form url.Values, per string) (string, error) {
+	if len(form["resource"]) > 1 {
+		return "", badRequest(CodeInvalidTarget, "one resource per "+per)
+	}
+	r := form.Get("resource")
+	if r != "" {
+		if u, err := url.Parse(r); err != nil || !u.IsAbs() || u.Fragment != "" {
+			return "", badRequest(CodeInvalidTarget, "resource must be an absolute URI without a fragment")
+		}
+	}
+	return r, nil
 }
