@@ -254,6 +254,7 @@ func exportedMetrics(t *testing.T) []string {
 	m := metrics.New(metrics.Options{})
 	m.WatchRegistryCache(func() float64 { return 0 }, func() float64 { return 0 })
 	m.WatchSigningKey(func() float64 { return 0 })
+	m.WatchAuditBuffer(func() (int, uint64) { return 0, 0 })
 	m.TokenRequests.WithLabelValues("issued", "ok")
 	m.TokensIssued.WithLabelValues("other")
 	m.ValidationIssues.WithLabelValues("error", "x")

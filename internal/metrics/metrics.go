@@ -113,6 +113,22 @@ func (m *Metrics) WatchSigningKey(age func() float64) {
 	}, age))
 }
 
+// WatchAuditBuffer exports the audit outage buffer (records held in
+// memory while the database is unavailable, and those dropped because the
+// buffer was full), read at scrape time.
+func (m *Metrics) WatchAuditBuffer(buffered func() (waiting int, dropped uint64)) {
+	m.registry.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "typeward_audit_outage_buffered",
+			Help: "Audit records held in memory until the database answers again.",
+		}, func() float64 { n, _ := buffered(); return float64(n) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "typeward_audit_outage_dropped_total",
+			Help: "Audit records dropped because the outage buffer was full.",
+		}, func() float64 { _, d := buffered(); return float64(d) }),
+	)
+}
+
 // Registry is the private registry, for tests and extra collectors.
 func (m *Metrics) Registry() *prometheus.Registry { return m.registry }
 

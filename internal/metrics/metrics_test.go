@@ -34,6 +34,7 @@ func TestExpositionNamesEveryCollector(t *testing.T) {
 	m.ObserveHTTP("POST", "/oauth2/token", 200, 3*time.Millisecond)
 	m.WatchRegistryCache(func() float64 { return 7 }, func() float64 { return 2 })
 	m.WatchSigningKey(func() float64 { return 42 })
+	m.WatchAuditBuffer(func() (int, uint64) { return 3, 5 })
 
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
@@ -44,6 +45,7 @@ func TestExpositionNamesEveryCollector(t *testing.T) {
 		"typeward_validation_issues_total", "typeward_registry_cache_hits_total",
 		"typeward_registry_cache_misses_total", "typeward_compositions_stale",
 		"typeward_signing_key_age_seconds", "typeward_http_request_duration_seconds",
+		"typeward_audit_outage_buffered", "typeward_audit_outage_dropped_total",
 		"go_goroutines", "process_start_time_seconds",
 	} {
 		if !strings.Contains(string(body), "\n# TYPE "+name+" ") {
@@ -53,6 +55,7 @@ func TestExpositionNamesEveryCollector(t *testing.T) {
 	for _, line := range []string{
 		"typeward_registry_cache_hits_total 7", "typeward_registry_cache_misses_total 2",
 		"typeward_signing_key_age_seconds 42",
+		"typeward_audit_outage_buffered 3", "typeward_audit_outage_dropped_total 5",
 	} {
 		if !strings.Contains(string(body), "\n"+line+"\n") {
 			t.Errorf("exposition lacks %q", line)

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -247,4 +248,21 @@ func (h *harness) scrape() string {
 		h.t.Fatalf("scrape: %d", r.status)
 	}
 	return string(r.body)
+}
+
+// metricValue is the value of an unlabelled series in a scrape; the test
+// fails when the series is absent.
+func (h *harness) metricValue(name string) float64 {
+	h.t.Helper()
+	for _, line := range strings.Split(h.scrape(), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				h.t.Fatalf("%s: %v", line, err)
+			}
+			return f
+		}
+	}
+	h.t.Fatalf("no series %s in the scrape", name)
+	return 0
 }

@@ -168,12 +168,21 @@ func TestDatabaseOutage(t *testing.T) {
 	cluster.stop()
 	stopped := time.Now() // the database is down from here at the latest
 	waitFor("503s during the outage", func() bool { return count(http.StatusServiceUnavailable, stopped) >= 5 })
+	// The withheld tokens' records wait in the outage buffer, and the
+	// operator sees them there.
+	if n := h.metricValue("typeward_audit_outage_buffered"); n < 1 {
+		t.Errorf("typeward_audit_outage_buffered %v during the outage, want at least 1", n)
+	}
 	time.Sleep(time.Second)
 	restarted := time.Now()
 	cluster.start()
 	waitFor("tokens after the restart", func() bool { return count(http.StatusOK, restarted) >= 5 })
 	stop.Store(true)
 	wg.Wait()
+	waitFor("the outage buffer written", func() bool { return h.metricValue("typeward_audit_outage_buffered") == 0 })
+	if n := h.metricValue("typeward_audit_outage_dropped_total"); n != 0 {
+		t.Errorf("typeward_audit_outage_dropped_total %v, want 0", n)
+	}
 
 	var first503, firstOKAfter time.Time
 	okBefore, unavailable := 0, 0

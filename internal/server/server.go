@@ -136,6 +136,10 @@ func (s *Server) wire(ctx context.Context) error {
 		return age.Seconds()
 	})
 
+	if b, ok := st.audit.(interface{ Buffered() (int, uint64) }); ok {
+		s.metrics.WatchAuditBuffer(b.Buffered)
+	}
+
 	if !cfg.Embedded() {
 		st.clients = newCachedClients(st.clients)
 	}
