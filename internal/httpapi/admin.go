@@ -66,7 +66,7 @@ func (a *Admin) authenticate(next http.Handler) http.Handler {
 		}
 		tok, err := a.Tokens.Active(r.Context(), strings.TrimSpace(raw))
 		if err != nil {
-			writeProblem(w, r, a.log, internalProblem(err))
+			a.fail(w, r, err) // a store that does not answer is a 503, like any admin route's
 			return
 		}
 		if tok == nil || !slices.Contains(tok.Audience, a.Tokens.Issuer) {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/typeward/typeward/internal/outage"
 	"github.com/typeward/typeward/internal/registry"
 )
 
@@ -53,6 +54,7 @@ func (h *registryHandlers) toolVersion(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		h.log.ErrorContext(r.Context(), "registry read", "err", err)
+		w.Header().Set("Retry-After", strconv.Itoa(outage.RetryAfter))
 		writeOAuthJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "temporarily_unavailable"})
 		return
 	}

@@ -126,3 +126,57 @@ func lookupPointer(doc map[string]any, pointer string) (any, bool) {
 	}
 	return cur, true
 }
+
+// TestOpenAPIListsRefusalsToRetry: every operation that can be refused for
+// now lists it with its Retry-After. 503 comes from a database that does
+// not answer or a request past its deadline, so every operation that reads
+// the store has it: the OAuth endpoints, the admin API (its bearer check
+// reads the store) and the public registry. 429 comes from the limiters:
+// the token and backchannel endpoints' per-client limit, the failed
+// client authentication limit on every endpoint that authenticates a
+// client, console sign-in backoff and the guard on manual key rotation.
+func TestOpenAPIListsRefusalsToRetry(t *testing.T) {
+	_, doc := loadSpec(t)
+	rateLimited := []string{"POST /oauth2/token", "POST /oauth2/bc-authorize", "POST /oauth2/introspect",
+		"POST /oauth2/revoke", "POST /console/signin", "POST /admin/v1/keys:rotate"}
+	unavailable := func(op string) bool {
+		_, path, _ := strings.Cut(op, " ")
+		return strings.HasPrefix(path, "/oauth2/") || strings.HasPrefix(path, "/admin/v1/") || strings.HasPrefix(path, "/registry/v1/")
+	}
+	resolve := func(v any) map[string]any {
+		m, _ := v.(map[string]any)
+		if ref, ok := m["$ref"].(string); ok {
+			r, _ := lookupPointer(doc, strings.TrimPrefix(ref, "#"))
+			m, _ = r.(map[string]any)
+		}
+		return m
+	}
+	checked := 0
+	paths, _ := doc["paths"].(map[string]any)
+	for path, item := range paths {
+		for method, op := range item.(map[string]any) {
+			if !slices.Contains(httpMethods, method) {
+				continue
+			}
+			name := strings.ToUpper(method) + " " + path
+			responses := resolve(resolve(op)["responses"])
+			for status, want := range map[string]bool{"429": slices.Contains(rateLimited, name), "503": unavailable(name)} {
+				resp, listed := responses[status]
+				if want && !listed {
+					t.Errorf("%s does not list %s", name, status)
+				}
+				if !listed || path == "/readyz" { // a probe's 503 is its answer, not a refusal to retry
+					continue
+				}
+				checked++
+				header := resolve(resolve(resolve(resp)["headers"])["Retry-After"])
+				if header == nil || header["required"] != true {
+					t.Errorf("%s %s lacks a required Retry-After header", name, status)
+				}
+			}
+		}
+	}
+	if checked < len(rateLimited)+20 {
+		t.Errorf("only %d 429/503 answers checked", checked)
+	}
+}

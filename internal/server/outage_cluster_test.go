@@ -173,6 +173,15 @@ func TestDatabaseOutage(t *testing.T) {
 	if n := h.metricValue("typeward_audit_outage_buffered"); n < 1 {
 		t.Errorf("typeward_audit_outage_buffered %v during the outage, want at least 1", n)
 	}
+	// The admin API and the public registry answer 503 with Retry-After
+	// too, the admin API from its bearer check on (api/openapi.yaml).
+	for _, path := range []string{"/admin/v1/clients", "/registry/v1/tools/search/versions/1"} {
+		req, _ := http.NewRequest(http.MethodGet, h.base+path, nil)
+		req.Header.Set("Authorization", "Bearer "+admin)
+		if r := h.do(req); r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
+			t.Errorf("GET %s during the outage: %d, Retry-After %q; want 503 with Retry-After", path, r.status, r.header.Get("Retry-After"))
+		}
+	}
 	time.Sleep(time.Second)
 	restarted := time.Now()
 	cluster.start()
