@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/typeward/typeward/internal/compat"
+	"github.com/typeward/typeward/internal/schemaview"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
@@ -249,7 +250,7 @@ func resolveTarget(v schemaView, p Path) (targetField, *fieldProblem) {
 // unfollowedConstraint finds a keyword that may constrain a property
 // without the resolver seeing it: a union whose branches may constrain
 // fields, not, if/then/else, dependentSchemas (or draft-07's dependencies),
-// $dynamicRef.
+// a $dynamicRef that is not static.
 func (v schemaView) unfollowedConstraint(x expansion, here string) *fieldProblem {
 	for _, u := range x.unions {
 		branches, _ := v.at(u).([]any)
@@ -260,7 +261,7 @@ func (v schemaView) unfollowedConstraint(x expansion, here string) *fieldProblem
 		}
 	}
 	for _, atom := range x.atoms {
-		if kw := unfollowedKeyword(v.object(atom)); kw != "" {
+		if kw := v.unfollowedKeyword(atom); kw != "" {
 			return &fieldProblem{code: verdict.CodeCannotProve, pointer: atom + "/" + kw, msg: fmt.Sprintf("input %s uses %s, which the path resolver does not follow", here, kw)}
 		}
 	}
@@ -281,19 +282,29 @@ func (v schemaView) mayConstrainFields(x expansion) bool {
 				return true
 			}
 		}
-		if unfollowedKeyword(obj) != "" {
+		if v.unfollowedKeyword(atom) != "" {
 			return true
 		}
 	}
 	return false
 }
 
-// unfollowedKeyword names the first keyword of obj that may constrain a
-// property in a way the path resolver does not follow, or "".
-func unfollowedKeyword(obj map[string]any) string {
-	for _, kw := range []string{"not", "if", "dependentSchemas", "dependencies", "$dynamicRef", "$recursiveRef"} {
+// unfollowedKeyword names the first keyword of the object at atom that may
+// constrain a property in a way the path resolver does not follow, or "":
+// a dynamic reference counts only where its target depends on the path
+// that reached it (expand follows the static ones).
+func (v schemaView) unfollowedKeyword(atom string) string {
+	obj := v.object(atom)
+	for _, kw := range []string{"not", "if", "dependentSchemas", "dependencies"} {
 		if _, ok := obj[kw]; ok && (kw != "dependencies" || hasDependentSchema(obj[kw])) {
 			return kw
+		}
+	}
+	if v.sv.InPlace(v.sub(atom), schemaview.FollowDynamicRef).Dynamic {
+		for _, kw := range schemaview.DynamicRefKeywords {
+			if _, ok := obj[kw]; ok {
+				return kw
+			}
 		}
 	}
 	return ""

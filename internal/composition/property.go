@@ -1,11 +1,7 @@
 package composition
 
 import (
-	"maps"
-	"regexp"
-	"slices"
-
-	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/schemaview"
 )
 
 // property is where a conjunction describes one property.
@@ -14,135 +10,71 @@ type property struct {
 	declared  bool     // named in properties, matched by patternProperties, or typed by additionalProperties
 	forbidden string   // pointer of an additionalProperties: false that excludes it
 	required  bool
-	// unsure points at an unevaluatedProperties that may or may not apply
-	// (subschemas the resolver does not follow may evaluate the name): a
-	// source ignores it, which only widens; a target cannot be resolved.
+	// unsure points at an additionalProperties or unevaluatedProperties
+	// that may or may not apply (a pattern that cannot be evaluated, or
+	// subschemas that depend on the instance may cover the name): a source
+	// ignores it, which only widens; a target cannot be resolved.
 	unsure string
 }
 
 func (v schemaView) property(x expansion, name string) property {
 	var p property
-	for _, atom := range x.atoms {
-		obj := v.object(atom)
-		if props, ok := obj["properties"].(map[string]any); ok {
-			if _, ok := props[name]; ok {
-				p.ptrs = append(p.ptrs, atom+"/properties/"+schema.EscapeToken(name))
-			}
+	members := make([]schemaview.Member, len(x.atoms))
+	for i, atom := range x.atoms {
+		s := v.sub(atom)
+		members[i] = v.sv.Member(s, name)
+		if members[i].HasNamed {
+			p.ptrs = append(p.ptrs, members[i].Named.Ptr)
 		}
-		if req, ok := obj["required"].([]any); ok {
-			for _, r := range req {
-				p.required = p.required || r == name
-			}
-		}
+		p.required = p.required || schemaview.Required(s, name)
 	}
-	for _, atom := range x.atoms {
-		obj := v.object(atom)
-		matched := false
-		if props, ok := obj["properties"].(map[string]any); ok {
-			_, matched = props[name]
+	for i, atom := range x.atoms {
+		m := members[i]
+		for _, c := range m.Patterns {
+			p.ptrs = append(p.ptrs, c.Ptr) // after every properties entry
 		}
-		if patterns, ok := obj["patternProperties"].(map[string]any); ok {
-			for _, pattern := range slices.Sorted(maps.Keys(patterns)) {
-				// Patterns the Go engine cannot compile are skipped: on the
-				// source that only loses precision; a target keeps its other
-				// constraints and the checker sees the whole schema anyway.
-				if re, err := regexp.Compile(pattern); err == nil && re.MatchString(name) {
-					p.ptrs = append(p.ptrs, atom+"/patternProperties/"+schema.EscapeToken(pattern))
-					matched = true
-				}
-			}
-		}
-		if matched {
+		if m.Matched() {
 			p.declared = true
 			continue
 		}
-		p.applyCatchAll(obj["additionalProperties"], atom+"/additionalProperties")
-	}
-	if v.draft7 {
-		return p // draft-07 has no unevaluatedProperties: the validator ignores it
+		if m.Unknown {
+			p.noteUnsure(atom + "/additionalProperties")
+			continue
+		}
+		if c, ok := v.sub(atom).Child("additionalProperties"); ok {
+			p.applyCatchAll(c)
+		}
 	}
 	for _, atom := range x.atoms {
-		extra, ok := v.object(atom)["unevaluatedProperties"]
-		if !ok {
-			continue
+		s := v.sub(atom)
+		switch v.sv.UnevaluatedProperty(s, name) {
+		case schemaview.Applied:
+			c, _ := s.Child("unevaluatedProperties")
+			p.applyCatchAll(c)
+		case schemaview.MayApply:
+			p.noteUnsure(atom + "/unevaluatedProperties")
 		}
-		switch v.unevaluated(atom, name) {
-		case notApplied:
-			continue
-		case mayApply:
-			if p.unsure == "" {
-				p.unsure = atom + "/unevaluatedProperties"
-			}
-			continue
-		}
-		p.applyCatchAll(extra, atom+"/unevaluatedProperties")
 	}
 	return p
 }
 
-// applyCatchAll applies an additionalProperties or unevaluatedProperties
-// (at ptr, value extra) that covers the property: false forbids it (the
-// first such pointer is the one reported), a schema describes it.
-func (p *property) applyCatchAll(extra any, ptr string) {
-	switch extra := extra.(type) {
-	case bool:
-		if !extra && p.forbidden == "" {
-			p.forbidden = ptr
-		}
-	case map[string]any:
-		p.ptrs = append(p.ptrs, ptr)
-		p.declared = true
+func (p *property) noteUnsure(ptr string) {
+	if p.unsure == "" {
+		p.unsure = ptr
 	}
 }
 
-// unevaluatedUse says whether a schema's unevaluatedProperties applies to a
-// property name.
-type unevaluatedUse int
-
-const (
-	applied unevaluatedUse = iota
-	notApplied
-	mayApply // an applicator the resolver does not follow may evaluate the name
-)
-
-// unevaluated decides whether the unevaluatedProperties of the schema at
-// atom applies to name: it does unless the schema or a subschema applied in
-// place (allOf, $ref) evaluates the name. Annotations of a sibling or parent
-// schema do not count, which is why this is asked per schema, not per
-// conjunction.
-func (v schemaView) unevaluated(atom, name string) unevaluatedUse {
-	x := v.expand([]string{atom})
-	for _, a := range x.atoms {
-		obj := v.object(a)
-		if _, ok := obj["additionalProperties"]; ok {
-			return notApplied
+// applyCatchAll applies an additionalProperties or unevaluatedProperties
+// that covers the property: false forbids it (the first such pointer is
+// the one reported), a schema describes it.
+func (p *property) applyCatchAll(c schemaview.Sub) {
+	switch {
+	case c.IsFalse():
+		if p.forbidden == "" {
+			p.forbidden = c.Ptr
 		}
-		if props, ok := obj["properties"].(map[string]any); ok {
-			if _, ok := props[name]; ok {
-				return notApplied
-			}
-		}
-		patterns, _ := obj["patternProperties"].(map[string]any)
-		for pattern := range patterns {
-			re, err := regexp.Compile(pattern)
-			if err != nil {
-				return mayApply
-			}
-			if re.MatchString(name) {
-				return notApplied
-			}
-		}
+	case c.M != nil:
+		p.ptrs = append(p.ptrs, c.Ptr)
+		p.declared = true
 	}
-	if len(x.unions) > 0 {
-		return mayApply
-	}
-	for _, a := range x.atoms {
-		obj := v.object(a)
-		for _, kw := range []string{"if", "dependentSchemas", "dependencies", "$dynamicRef", "$recursiveRef"} {
-			if _, ok := obj[kw]; ok {
-				return mayApply
-			}
-		}
-	}
-	return applied
 }

@@ -6,18 +6,19 @@ import (
 
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/schemaview"
 )
 
 // schemaView reads the subschemas of one document the way a field path
 // needs them: what a value at a pointer must satisfy, which JSON types it
 // may have, and where its properties and items are described.
 type schemaView struct {
-	doc    *schema.Schema
-	draft7 bool // a $ref replaces its siblings
+	doc *schema.Schema
+	sv  schemaview.View
 }
 
 func newSchemaView(doc *schema.Schema) schemaView {
-	return schemaView{doc: doc, draft7: doc.Dialect == schema.Draft7}
+	return schemaView{doc: doc, sv: schemaview.Of(doc)}
 }
 
 func (v schemaView) at(ptr string) any {
@@ -30,13 +31,18 @@ func (v schemaView) object(ptr string) map[string]any {
 	return m
 }
 
+// sub is the subschema object at ptr (M nil for anything else).
+func (v schemaView) sub(ptr string) schemaview.Sub {
+	return schemaview.NewSub(v.object(ptr), ptr)
+}
+
 // expansion is a conjunction of subschemas that all apply to one value.
 type expansion struct {
 	atoms  []string // object subschemas whose keywords all apply
 	unions []string // anyOf/oneOf with several non-null branches, not expanded
 }
 
-// expand follows $ref, allOf and nullable unions (anyOf/oneOf whose other
+// expand follows $ref, static $dynamicRef, allOf and nullable unions (anyOf/oneOf whose other
 // branches only admit null) from every pointer of a conjunction.
 func (v schemaView) expand(ptrs []string) expansion {
 	var x expansion
@@ -51,19 +57,16 @@ func (v schemaView) expand(ptrs []string) expansion {
 		if obj == nil {
 			return // true adds nothing; false is caught by the type set
 		}
-		if ref, ok := obj["$ref"].(string); ok {
-			if _, target, err := v.doc.ResolveFrom(ptr, ref); err == nil {
-				visit(target)
-			}
-			if v.draft7 {
-				return
-			}
+		in := v.sv.InPlace(v.sub(ptr), schemaview.FollowAll)
+		for _, r := range in.Refs {
+			visit(r.Ptr)
+		}
+		if in.Replaced {
+			return
 		}
 		x.atoms = append(x.atoms, ptr)
-		if branches, ok := obj["allOf"].([]any); ok {
-			for i := range branches {
-				visit(childPtr(ptr, "allOf", i))
-			}
+		for _, b := range in.AllOf {
+			visit(b.Ptr)
 		}
 		for _, kw := range []string{"anyOf", "oneOf"} {
 			branches, ok := obj[kw].([]any)
@@ -136,13 +139,12 @@ func (v schemaView) typesWithin(ptr string, onStack map[string]bool) compat.Kind
 	onStack[ptr] = true
 	defer delete(onStack, ptr)
 	t := compat.AnyKind
-	if ref, ok := obj["$ref"].(string); ok {
-		if _, target, err := v.doc.ResolveFrom(ptr, ref); err == nil {
-			t &= v.typesWithin(target, onStack)
-		}
-		if v.draft7 {
-			return t
-		}
+	in := v.sv.InPlace(schemaview.NewSub(obj, ptr), schemaview.FollowAll)
+	for _, r := range in.Refs {
+		t &= v.typesWithin(r.Ptr, onStack)
+	}
+	if in.Replaced {
+		return t
 	}
 	// Each keyword's kinds are merged before they meet: a path only asks
 	// about null, objects and arrays (see compat.Kinds.NumbersMerged).
@@ -153,10 +155,8 @@ func (v schemaView) typesWithin(ptr string, onStack map[string]bool) compat.Kind
 	if values, ok := obj["enum"].([]any); ok {
 		t &= compat.KindsOf(values).NumbersMerged()
 	}
-	if branches, ok := obj["allOf"].([]any); ok {
-		for i := range branches {
-			t &= v.typesWithin(childPtr(ptr, "allOf", i), onStack)
-		}
+	for _, b := range in.AllOf {
+		t &= v.typesWithin(b.Ptr, onStack)
 	}
 	for _, kw := range []string{"anyOf", "oneOf"} {
 		if branches, ok := obj[kw].([]any); ok {
@@ -181,32 +181,22 @@ type items struct {
 func (v schemaView) items(x expansion) items {
 	var it items
 	for _, atom := range x.atoms {
-		obj := v.object(atom)
-		if _, ok := obj["prefixItems"]; ok && it.tuple == "" {
-			it.tuple = atom + "/prefixItems"
-		}
-		switch obj["items"].(type) {
-		case map[string]any, bool:
-			it.ptrs = append(it.ptrs, atom+"/items")
-		case []any:
+		s := v.sub(atom)
+		if kw := v.sv.TupleKeyword(s); kw != "" {
 			if it.tuple == "" {
-				it.tuple = atom + "/items"
+				it.tuple = atom + "/" + kw
 			}
+		} else if rest := v.sv.Items(s); rest.HasRest {
+			it.ptrs = append(it.ptrs, rest.Rest.Ptr)
 		}
-		if n, ok := obj["minItems"].(json.Number); ok && (it.minItems == "" || numberLess(it.minItems, n)) {
+		if n, ok := s.M["minItems"].(json.Number); ok && (it.minItems == "" || schemaview.Less(it.minItems, n)) {
 			it.minItems = n
 		}
-		if n, ok := obj["maxItems"].(json.Number); ok && (it.maxItems == "" || numberLess(n, it.maxItems)) {
+		if n, ok := s.M["maxItems"].(json.Number); ok && (it.maxItems == "" || schemaview.Less(n, it.maxItems)) {
 			it.maxItems = n
 		}
 	}
 	return it
-}
-
-func numberLess(a, b json.Number) bool {
-	x, errA := a.Float64()
-	y, errB := b.Float64()
-	return errA == nil && errB == nil && x < y
 }
 
 func childPtr(ptr, keyword string, i int) string {

@@ -71,10 +71,18 @@ func TestMappingSoundnessRegressions(t *testing.T) {
 			input:   anyInput,
 			mapping: `{"f":"f"}`,
 			want:    []string{"warning undeclared_property " + ab + " f->f", "error type_mismatch " + ab + " f->f"}},
-		// The input's $dynamicRef makes f an integer.
-		{name: "target $dynamicRef is not followed",
+		// The input's $dynamicRef makes f an integer: in a document of one
+		// resource it is static, and the path resolver follows it.
+		{name: "target static $dynamicRef is followed",
 			output:  `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
 			input:   `{"$dynamicRef":"#meta","$defs":{"m":{"$dynamicAnchor":"meta","properties":{"f":{"type":"integer"}}}},"type":"object","properties":{"f":{}}}`,
+			mapping: `{"f":"f"}`,
+			want:    []string{"error type_mismatch " + ab + " f->f"}},
+		// A bundle of two resources makes the $dynamicRef depend on the path
+		// that reached it: not followed, so f cannot be resolved.
+		{name: "target scope-dependent $dynamicRef is not followed",
+			output:  `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
+			input:   `{"$id":"https://x/root","$dynamicAnchor":"m","$dynamicRef":"#m","$defs":{"b":{"$id":"https://x/b","$dynamicAnchor":"m","properties":{"f":{"type":"integer"}}}},"type":"object","properties":{"f":{}}}`,
 			mapping: `{"f":"f"}`,
 			want:    []string{"warning cannot_prove " + ab + " f->f"}},
 		// With x given, {"f":"s","x":1} is rejected.

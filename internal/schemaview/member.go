@@ -1,0 +1,67 @@
+package schemaview
+
+import (
+	"maps"
+	"slices"
+)
+
+// Member is what one schema object says about its member called name.
+type Member struct {
+	Named    Sub // its properties entry, when HasNamed
+	HasNamed bool
+	Patterns []Sub // every matching patternProperties entry, patterns sorted
+	// Unknown: a pattern Go's engine refuses may match the name, so whether
+	// additionalProperties applies to it is unknown.
+	Unknown bool
+}
+
+// Member looks name up in the properties and patternProperties of s.
+func (v View) Member(s Sub, name string) Member {
+	var m Member
+	m.Named, m.HasNamed = s.Child("properties", name)
+	pats, _ := s.M["patternProperties"].(map[string]any)
+	for _, pat := range slices.Sorted(maps.Keys(pats)) {
+		re := Regexp(pat)
+		if re == nil {
+			m.Unknown = true
+			continue
+		}
+		if re.MatchString(name) {
+			if c, ok := s.Child("patternProperties", pat); ok {
+				m.Patterns = append(m.Patterns, c)
+			}
+		}
+	}
+	return m
+}
+
+// Matched: the name is declared (named or matched by a pattern).
+func (m Member) Matched() bool { return m.HasNamed || len(m.Patterns) > 0 }
+
+// Schemas are the named entry, then the matching patterns' entries.
+func (m Member) Schemas() []Sub {
+	if m.HasNamed {
+		return append([]Sub{m.Named}, m.Patterns...)
+	}
+	return m.Patterns
+}
+
+// Additional is the schema s applies to every name that it does not
+// declare and that unevaluatedProperties does not see evaluated elsewhere:
+// its additionalProperties, or an unevaluatedProperties when nothing
+// applied in place beside it evaluates properties (so it means the same).
+func (v View) Additional(s Sub) (Sub, bool) {
+	if c, ok := s.Child("additionalProperties"); ok {
+		return c, true
+	}
+	if v.d7 || HasApplicator(s.M) {
+		return Sub{}, false
+	}
+	return s.Child("unevaluatedProperties")
+}
+
+// Required tells whether the required of s lists name.
+func Required(s Sub, name string) bool {
+	req, _ := s.M["required"].([]any)
+	return slices.Contains(req, any(name))
+}
