@@ -46,8 +46,12 @@ type Issuance struct {
 	CompositionDigest string   `json:"composition_digest,omitempty"`
 	Tools             []string `json:"tools,omitempty"`
 	IssueCodes        []string `json:"issue_codes,omitempty"`
-	JTI               string   `json:"jti,omitempty"`
-	Audience          string   `json:"audience,omitempty"`
+	// Issues are the refusal's issues, bounded (see MaxIssues), and
+	// IssuesDropped counts those beyond the bound.
+	Issues        []Issue `json:"issues,omitempty"`
+	IssuesDropped int     `json:"issues_dropped,omitempty"`
+	JTI           string  `json:"jti,omitempty"`
+	Audience      string  `json:"audience,omitempty"`
 	// AuthReqID, ApprovedBy and ApprovedAt record the person's approval
 	// behind a token of the backchannel (CIBA) grant.
 	AuthReqID  string    `json:"auth_req_id,omitempty"`
@@ -86,6 +90,10 @@ func Normalize(rec *Issuance) error {
 		*s = storable(*s)
 	}
 	rec.Tools, rec.IssueCodes = storableAll(rec.Tools), storableAll(rec.IssueCodes)
+	if rec.IssuesDropped < 0 {
+		return fmt.Errorf("issues_dropped is negative")
+	}
+	rec.Issues = normalizeIssues(rec.Issues, &rec.IssuesDropped)
 	return nil
 }
 

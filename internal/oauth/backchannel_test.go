@@ -230,8 +230,12 @@ func TestBackchannelRefusals(t *testing.T) {
 			if code(err) != tc.code || resp != nil {
 				t.Fatalf("got %+v, %v; want %s", resp, err, tc.code)
 			}
-			if d := f.decisions(t); len(d) != 1 || d[0].Outcome != audit.Denied {
-				t.Errorf("audit %+v, want one denial", d)
+			d := f.decisions(t)
+			if len(d) != 1 || d[0].Outcome != audit.Denied {
+				t.Fatalf("audit %+v, want one denial", d)
+			}
+			if tc.code == CodeInvalidAuthorizationDetails && (len(d[0].Issues) == 0 || d[0].Issues[0].Witness == nil) {
+				t.Errorf("the refusal's record keeps no witness: %+v", d[0].Issues)
 			}
 			if list, _ := f.store.Pending(context.Background(), f.at(), 10); len(list) != 0 {
 				t.Errorf("a refused request was stored")

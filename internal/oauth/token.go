@@ -192,9 +192,11 @@ func (s *Service) checkComposition(ctx context.Context, client *clients.Client, 
 	}
 	v, err := s.validated(ctx, client, details)
 	if err != nil {
-		for _, is := range AsError(err).Issues { // refused by the allow-list before validation
+		refused := AsError(err).Issues // by the allow-list, before validation
+		for _, is := range refused {
 			rec.Tools, rec.IssueCodes = append(rec.Tools, is.SourceTool), append(rec.IssueCodes, is.Code)
 		}
+		rec.Issues, rec.IssuesDropped = audit.Issues(refused)
 		return nil, err
 	}
 	rec.CompositionDigest, rec.Tools, rec.IssueCodes = v.result.Digest, v.tools, v.issueCodes
@@ -207,6 +209,8 @@ func (s *Service) checkComposition(ctx context.Context, client *clients.Client, 
 		}
 	}
 	if policy.Refuses(issues) {
+		// The log keeps what the client was shown, witnesses included.
+		rec.Issues, rec.IssuesDropped = audit.Issues(issues)
 		return nil, &Error{Kind: KindForbidden, Code: CodeInvalidAuthorizationDetails,
 			Description: refusalDescription(issues), Issues: issues}
 	}

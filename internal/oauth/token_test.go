@@ -89,6 +89,14 @@ func TestTokenRefusals(t *testing.T) {
 			if len(d) != 1 || d[0].Outcome != audit.Denied || d[0].Reason != wantReason || d[0].JTI != "" {
 				t.Errorf("audit = %+v, want one denial with reason %s and no jti", d, wantReason)
 			}
+			// The record keeps the issues the client was shown, witnesses
+			// included (the type mismatch has one).
+			if kept, dropped := audit.Issues(oe.Issues); len(d) == 1 && (!reflect.DeepEqual(d[0].Issues, kept) || d[0].IssuesDropped != dropped) {
+				t.Errorf("audited issues %+v, want %+v", d[0].Issues, kept)
+			}
+			if tt.name == "type mismatch" && (len(d) != 1 || len(d[0].Issues) == 0 || d[0].Issues[0].Witness == nil || d[0].Issues[0].WitnessError == nil) {
+				t.Errorf("the refusal's record has no witness: %+v", d)
+			}
 		})
 	}
 }

@@ -289,11 +289,24 @@ func scenario(t *testing.T, h *harness) {
 	var denied struct {
 		Items []struct {
 			IssueCodes []string `json:"issue_codes"`
+			Issues     []struct {
+				Code         string          `json:"code"`
+				FieldPath    string          `json:"field_path"`
+				Witness      json.RawMessage `json:"witness"`
+				WitnessError struct {
+					KeywordLocation string `json:"keyword_location"`
+				} `json:"witness_error"`
+			} `json:"issues"`
 		} `json:"items"`
 	}
 	h.admin(http.MethodGet, "/admin/v1/issuances?client_id="+created.ID+"&outcome=denied", admin, nil).json(t, &denied)
 	if len(denied.Items) != 1 || !slices.Equal(denied.Items[0].IssueCodes, []string{"type_mismatch", "unbound_required_input"}) {
-		t.Errorf("denied issuances %+v", denied)
+		t.Fatalf("denied issuances %+v", denied)
+	}
+	// The admin query gives the refusal's witness back, as the 403 showed it.
+	if is := denied.Items[0].Issues; len(is) != 2 || is[0].Code != "type_mismatch" || is[0].FieldPath != "rows->data" ||
+		string(is[0].Witness) != "[{}]" || is[0].WitnessError.KeywordLocation == "" {
+		t.Errorf("denied issuance's issues %+v", is)
 	}
 
 	// A schema change reaches the token endpoint at once: the cached

@@ -39,13 +39,11 @@ func (s *Audit) Append(ctx context.Context, rec *audit.Issuance) error {
 	if err := audit.Normalize(rec); err != nil {
 		return err
 	}
-	stored := *rec
+	stored := audit.Clone(*rec)
 	ended := ctx.Err()
 	if ended != nil {
 		stored = audit.Undelivered(stored)
 	}
-	stored.Tools = slices.Clone(rec.Tools)
-	stored.IssueCodes = slices.Clone(rec.IssueCodes)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pos := audit.Position{Time: rec.Time, ID: rec.ID}
@@ -123,9 +121,7 @@ func (s *Audit) Query(_ context.Context, q audit.Query) (audit.Page, error) {
 			page.Next = audit.EncodeCursor(audit.Position{Time: last.Time, ID: last.ID})
 			break
 		}
-		r.Tools = slices.Clone(r.Tools)
-		r.IssueCodes = slices.Clone(r.IssueCodes)
-		page.Items = append(page.Items, r)
+		page.Items = append(page.Items, audit.Clone(r))
 	}
 	return page, nil
 }

@@ -73,8 +73,8 @@ func NewAudit(db *DB) *Audit { return &Audit{db: db} }
 
 const (
 	issuanceColumns = `id, at, client_id, outcome, reason, composition_digest, tools, issue_codes, jti, audience,
-		auth_req_id, approved_by, approved_at`
-	// maxAuditBatch bounds one INSERT: 13 parameters a row, far below
+		auth_req_id, approved_by, approved_at, issues, issues_dropped`
+	// maxAuditBatch bounds one INSERT: 15 parameters a row, far below
 	// Postgres's 65535.
 	maxAuditBatch = 500
 	// auditFlushTimeout bounds one INSERT; it is not any caller's context
@@ -91,16 +91,14 @@ const (
 )
 
 // auditColumnCount is the number of issuanceColumns.
-const auditColumnCount = 13
+const auditColumnCount = 15
 
 // Append implements audit.Store.
 func (s *Audit) Append(ctx context.Context, rec *audit.Issuance) error {
 	if err := audit.Normalize(rec); err != nil {
 		return err
 	}
-	p := &pendingIssuance{rec: *rec, done: make(chan error, 1)}
-	p.rec.Tools = slices.Clone(rec.Tools)
-	p.rec.IssueCodes = slices.Clone(rec.IssueCodes)
+	p := &pendingIssuance{rec: audit.Clone(*rec), done: make(chan error, 1)}
 
 	s.mu.Lock()
 	s.pending = append(s.pending, p)
@@ -227,9 +225,13 @@ func (s *Audit) insert(ctx context.Context, rows []audit.Issuance, upsert bool) 
 		}
 		sql.WriteString(")")
 		r := &rows[i]
+		issues, err := encodeIssues(r.Issues)
+		if err != nil {
+			return fmt.Errorf("audit append: %w", err)
+		}
 		args = append(args, r.ID, r.Time, r.ClientID, string(r.Outcome), r.Reason, r.CompositionDigest,
 			nonNilStrings(r.Tools), nonNilStrings(r.IssueCodes), r.JTI, r.Audience,
-			r.AuthReqID, r.ApprovedBy, nullTime(r.ApprovedAt))
+			r.AuthReqID, r.ApprovedBy, nullTime(r.ApprovedAt), string(issues), r.IssuesDropped)
 	}
 	if upsert {
 		sql.WriteString(upsertIssuance)
@@ -381,8 +383,15 @@ func scanIssuance(row pgx.CollectableRow) (audit.Issuance, error) {
 	var r audit.Issuance
 	var outcome string
 	var approvedAt *time.Time
+	var issues []byte
 	err := row.Scan(&r.ID, &r.Time, &r.ClientID, &outcome, &r.Reason, &r.CompositionDigest,
-		&r.Tools, &r.IssueCodes, &r.JTI, &r.Audience, &r.AuthReqID, &r.ApprovedBy, &approvedAt)
+		&r.Tools, &r.IssueCodes, &r.JTI, &r.Audience, &r.AuthReqID, &r.ApprovedBy, &approvedAt, &issues, &r.IssuesDropped)
+	if err != nil {
+		return r, err
+	}
+	if r.Issues, err = decodeIssues(issues); err != nil {
+		return r, err
+	}
 	r.Outcome = audit.Outcome(outcome)
 	if approvedAt != nil {
 		r.ApprovedAt = approvedAt.UTC()

@@ -2,7 +2,9 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/store/postgres"
 	"github.com/typeward/typeward/internal/store/postgres/pgtest"
+	"github.com/typeward/typeward/internal/verdict"
 	"github.com/typeward/typeward/migrations"
 )
 
@@ -79,7 +82,9 @@ func TestEnsurePartitionsMovesRowsOutOfDefault(t *testing.T) {
 	db, _ := pgtest.New(t)
 	s := postgres.NewAudit(db)
 	at := day(2026, 3, 14).Add(15 * time.Hour)
-	if err := s.Append(ctx, &audit.Issuance{ID: "pi", Time: at, ClientID: "c", Outcome: audit.Denied}); err != nil {
+	issues := []audit.Issue{{Severity: "error", Code: "type_mismatch", FieldPath: "rows", Message: "m",
+		Witness: json.RawMessage(`[{}]`), WitnessError: &verdict.WitnessError{KeywordLocation: "/items/type", Message: "want string"}}}
+	if err := s.Append(ctx, &audit.Issuance{ID: "pi", Time: at, ClientID: "c", Outcome: audit.Denied, Issues: issues, IssuesDropped: 3}); err != nil {
 		t.Fatal(err)
 	}
 	if got := partitionOf(t, db, "pi"); got != "oauth_issuances_default" {
@@ -91,6 +96,11 @@ func TestEnsurePartitionsMovesRowsOutOfDefault(t *testing.T) {
 	}
 	if got := partitionOf(t, db, "pi"); got != "oauth_issuances_p20260314" {
 		t.Errorf("after EnsurePartitions the record is in %s", got)
+	}
+	// The move keeps every column, the issues (migration 0013) included.
+	page, err := s.Query(ctx, audit.Query{})
+	if err != nil || len(page.Items) != 1 || !reflect.DeepEqual(page.Items[0].Issues, issues) || page.Items[0].IssuesDropped != 3 {
+		t.Errorf("after the move the log holds %+v, %v", page.Items, err)
 	}
 	if made, err := s.EnsurePartitions(ctx, at, at.AddDate(0, 0, 1)); err != nil || made != 0 {
 		t.Errorf("EnsurePartitions again made %d, %v; want 0", made, err)

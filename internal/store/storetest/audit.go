@@ -21,6 +21,7 @@ func testIssuance(id, client string, outcome audit.Outcome, at time.Duration) *a
 // RunAudit is the conformance suite of audit.Store.
 func RunAudit(t *testing.T, newStore func(t *testing.T) audit.Store) {
 	ctx := context.Background()
+	runAuditIssues(t, newStore)
 
 	t.Run("RoundTripEveryField", func(t *testing.T) {
 		t.Parallel()
