@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/policy"
 	"github.com/typeward/typeward/internal/server"
 	"github.com/typeward/typeward/internal/store/postgres"
 )
@@ -27,8 +28,10 @@ type clientsCommand struct {
 	output      string
 	reg         clients.Registration
 	jwksFile    string
-	clientID    string // disable, update
-	approval    string // update
+	clientID    string         // disable, update
+	approval    string         // create, update
+	validation  string         // create, update
+	patch       clients.Update // update
 
 	db *postgres.DB
 }
@@ -38,9 +41,10 @@ func newClientsCommand(m *Main) subcommand { return &clientsCommand{m: m} }
 const clientsUsage = `usage:
   typeward clients create --name NAME [--auth-method client_secret_basic|client_secret_post|private_key_jwt]
                           [--jwks FILE] [--tool PATTERN]... [--audience URI]... [--scope SCOPE]...
-                          [--approval never|mutating|destructive|always] [--output text|json]
+                          [--approval never|mutating|destructive|always] [--validation lenient|strict]
+                          [--output text|json]
   typeward clients list [--output text|json]
-  typeward clients update CLIENT_ID --approval never|mutating|destructive|always
+  typeward clients update CLIENT_ID [--approval never|mutating|destructive|always] [--validation lenient|strict]
   typeward clients disable CLIENT_ID
 Each takes --database-url (default: DATABASE_URL). create reads the secret pepper from ` + server.EnvPepper + `.`
 
@@ -74,11 +78,12 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 		fs.Var(&audiences, "audience", "allowed resource `URI` (repeatable)")
 		fs.Var(&scopes, "scope", "allowed plain `SCOPE`, e.g. "+clients.AdminScope+" (repeatable)")
 		fs.StringVar(&c.approval, "approval", string(clients.ApprovalNever), approvalFlagUsage)
+		fs.StringVar(&c.validation, "validation", string(policy.Lenient), validationFlagUsage)
 		fs.StringVar(&c.output, "output", "text", "text or json")
 		if err := c.parse(fs, args[1:], 0); err != nil {
 			return err
 		}
-		c.reg.Approval = clients.Approval(c.approval)
+		c.reg.Approval, c.reg.Validation = clients.Approval(c.approval), policy.Mode(c.validation)
 		c.reg.TokenEndpointAuthMethod = clients.AuthMethod(method)
 		c.reg.AllowedTools, c.reg.AllowedAudiences, c.reg.AllowedScopes = tools, audiences, scopes
 	case "list":
@@ -88,6 +93,7 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 		}
 	case "update":
 		fs.StringVar(&c.approval, "approval", "", approvalFlagUsage)
+		fs.StringVar(&c.validation, "validation", "", validationFlagUsage)
 		rest := args[1:]
 		if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") { // the id may come before the flags
 			c.clientID, rest = rest[0], rest[1:]
@@ -102,8 +108,18 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 		if c.clientID == "" {
 			c.clientID = fs.Arg(0)
 		}
-		if c.approval == "" {
-			return usageError("update needs --approval")
+		fs.Visit(func(f *flag.Flag) { // the flags given, even as "", are the patch
+			switch f.Name {
+			case "approval":
+				a := clients.Approval(c.approval)
+				c.patch.Approval = &a
+			case "validation":
+				m := policy.Mode(c.validation)
+				c.patch.Validation = &m
+			}
+		})
+		if c.patch.Approval == nil && c.patch.Validation == nil {
+			return usageError("update needs --approval or --validation")
 		}
 	case "disable":
 		if err := c.parse(fs, args[1:], 1); err != nil {
@@ -198,19 +214,25 @@ func (c *clientsCommand) create(ctx context.Context, store clients.Store) error 
 	return nil
 }
 
-const approvalFlagUsage = "approval `POLICY`: never, mutating, destructive or always (which compositions wait for a person)"
+const (
+	approvalFlagUsage   = "approval `POLICY`: never, mutating, destructive or always (which compositions wait for a person)"
+	validationFlagUsage = "validation `MODE`: lenient or strict (strict refuses every proven incompatibility)"
+)
 
 func (c *clientsCommand) update(ctx context.Context, store clients.Store) error {
-	a := clients.Approval(c.approval)
-	cl, err := clients.Apply(ctx, store, c.clientID, clients.Update{Approval: &a})
+	cl, err := clients.Apply(ctx, store, c.clientID, c.patch)
 	var ve *clients.ValidationError
 	if errors.As(err, &ve) {
-		return usageError("%s", ve.Problems[0].Field+" "+ve.Problems[0].Message)
+		ps := make([]string, len(ve.Problems))
+		for i, p := range ve.Problems {
+			ps[i] = p.Field + " " + p.Message
+		}
+		return usageError("%s", strings.Join(ps, "; "))
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.m.Stdout, "client %s: approval %s\n", cl.ID, cl.Approval)
+	fmt.Fprintf(c.m.Stdout, "client %s: approval %s, validation %s\n", cl.ID, cl.Approval, cl.Validation)
 	return nil
 }
 
@@ -224,6 +246,7 @@ type clientLine struct {
 	AllowedAudiences        []string  `json:"allowed_audiences"`
 	AllowedScopes           []string  `json:"allowed_scopes"`
 	Approval                string    `json:"approval"`
+	Validation              string    `json:"validation"`
 	Disabled                bool      `json:"disabled"`
 	CreatedAt               time.Time `json:"created_at"`
 }
@@ -237,18 +260,18 @@ func (c *clientsCommand) list(ctx context.Context, store clients.Store) error {
 		lines := make([]clientLine, len(all))
 		for i, cl := range all {
 			lines[i] = clientLine{cl.ID, cl.Name, string(cl.TokenEndpointAuthMethod),
-				nonNil(cl.AllowedTools), nonNil(cl.AllowedAudiences), nonNil(cl.AllowedScopes), string(cl.Approval), cl.Disabled, cl.CreatedAt}
+				nonNil(cl.AllowedTools), nonNil(cl.AllowedAudiences), nonNil(cl.AllowedScopes), string(cl.Approval), string(cl.Validation), cl.Disabled, cl.CreatedAt}
 		}
 		return writeIndentedJSON(c.m.Stdout, lines)
 	}
 	tw := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLIENT_ID\tNAME\tAUTH_METHOD\tSTATE\tAPPROVAL\tCREATED\tTOOLS\tAUDIENCES\tSCOPES")
+	fmt.Fprintln(tw, "CLIENT_ID\tNAME\tAUTH_METHOD\tSTATE\tAPPROVAL\tVALIDATION\tCREATED\tTOOLS\tAUDIENCES\tSCOPES")
 	for _, cl := range all {
 		state := "active"
 		if cl.Disabled {
 			state = "disabled"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cl.ID, cl.Name, cl.TokenEndpointAuthMethod, state, cl.Approval,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cl.ID, cl.Name, cl.TokenEndpointAuthMethod, state, cl.Approval, cl.Validation,
 			cl.CreatedAt.UTC().Format(time.RFC3339), dashIfEmpty(cl.AllowedTools), dashIfEmpty(cl.AllowedAudiences), dashIfEmpty(cl.AllowedScopes))
 	}
 	return tw.Flush()

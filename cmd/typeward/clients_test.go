@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/policy"
 	"github.com/typeward/typeward/internal/store/postgres"
 	"github.com/typeward/typeward/internal/store/postgres/pgtest"
 )
@@ -47,7 +48,7 @@ func TestClientsCommand(t *testing.T) {
 	}
 
 	code, stdout, stderr = runEnv(env, "clients", "create", "--name", "etl", "--tool", "github/*", "--tool", "db_query",
-		"--audience", "https://router.example.com/mcp", "--approval", "destructive", "--output", "json")
+		"--audience", "https://router.example.com/mcp", "--approval", "destructive", "--validation", "strict", "--output", "json")
 	if code != exitOK || stderr != "" {
 		t.Fatalf("create: exit %d, stderr %q", code, stderr)
 	}
@@ -64,11 +65,11 @@ func TestClientsCommand(t *testing.T) {
 	}
 	h, _ := clients.NewHasher(pepper)
 	if !h.Verify(created.ClientID, created.ClientSecret, stored.SecretHash) || stored.Name != "etl" ||
-		strings.Join(stored.AllowedTools, " ") != "github/* db_query" || stored.Approval != clients.ApprovalDestructive {
+		strings.Join(stored.AllowedTools, " ") != "github/* db_query" || stored.Approval != clients.ApprovalDestructive || stored.Validation != policy.Strict {
 		t.Errorf("stored %+v does not match the created client", stored)
 	}
 	code, stdout, stderr = runEnv(env, "clients", "update", created.ClientID, "--approval", "always")
-	if code != exitOK || stdout != "client "+created.ClientID+": approval always\n" {
+	if code != exitOK || stdout != "client "+created.ClientID+": approval always, validation strict\n" {
 		t.Errorf("update: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if stored, _ = postgres.NewClients(db).Get(context.Background(), created.ClientID); stored.Approval != clients.ApprovalAlways {
@@ -78,6 +79,19 @@ func TestClientsCommand(t *testing.T) {
 	if code != exitBadInput || !strings.Contains(stderr, "/approval must be one of never, mutating, destructive, always") {
 		t.Errorf("update with a bad policy: exit %d, stderr %q", code, stderr)
 	}
+	code, stdout, stderr = runEnv(env, "clients", "update", "--validation", "lenient", created.ClientID)
+	if code != exitOK || stdout != "client "+created.ClientID+": approval always, validation lenient\n" {
+		t.Errorf("update validation: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	for _, bad := range []string{"paranoid", ""} { // a bad mode, even with a good approval, changes nothing
+		code, _, stderr = runEnv(env, "clients", "update", created.ClientID, "--approval", "never", "--validation", bad)
+		if code != exitBadInput || !strings.Contains(stderr, "/validation must be one of lenient, strict") {
+			t.Errorf("update with validation %q: exit %d, stderr %q", bad, code, stderr)
+		}
+	}
+	if stored, _ = postgres.NewClients(db).Get(context.Background(), created.ClientID); stored.Approval != clients.ApprovalAlways || stored.Validation != policy.Lenient {
+		t.Errorf("after the refused updates: approval %q validation %q", stored.Approval, stored.Validation)
+	}
 
 	if code, stdout, stderr = runEnv(env, "clients", "disable", created.ClientID); code != exitOK || stdout != "client "+created.ClientID+" disabled\n" {
 		t.Errorf("disable: exit %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -85,12 +99,12 @@ func TestClientsCommand(t *testing.T) {
 	code, stdout, _ = runEnv(env, "clients", "list", "--output", "json")
 	var listed []map[string]any
 	if err := json.Unmarshal([]byte(stdout), &listed); code != exitOK || err != nil || len(listed) != 1 ||
-		listed[0]["client_id"] != created.ClientID || listed[0]["disabled"] != true || listed[0]["approval"] != "always" || listed[0]["secret_hash"] != nil {
+		listed[0]["client_id"] != created.ClientID || listed[0]["disabled"] != true || listed[0]["approval"] != "always" || listed[0]["validation"] != "lenient" || listed[0]["secret_hash"] != nil {
 		t.Errorf("list json: exit %d, %v, %s", code, err, stdout)
 	}
 	code, stdout, _ = runEnv(env, "clients", "list")
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if code != exitOK || len(lines) != 2 || !strings.HasPrefix(lines[0], "CLIENT_ID") ||
+	if code != exitOK || len(lines) != 2 || !strings.HasPrefix(lines[0], "CLIENT_ID") || !strings.Contains(lines[0], "VALIDATION") || !strings.Contains(lines[1], "lenient") ||
 		!strings.Contains(lines[1], "disabled") || !strings.Contains(lines[1], "github/*,db_query") {
 		t.Errorf("list text: exit %d\n%s", code, stdout)
 	}
@@ -112,7 +126,7 @@ func TestClientsCommandBadInvocations(t *testing.T) {
 	}{
 		{"no action", nil, []string{"clients"}, exitBadInput, "usage:"},
 		{"unknown action", withDB, []string{"clients", "rotate"}, exitBadInput, `typeward clients: unknown action "rotate": want create, list, update or disable`},
-		{"update without policy", withDB, []string{"clients", "update", "c1"}, exitBadInput, "typeward clients: update needs --approval"},
+		{"update without policy", withDB, []string{"clients", "update", "c1"}, exitBadInput, "typeward clients: update needs --approval or --validation"},
 		{"no database", nil, []string{"clients", "list"}, exitBadInput, "typeward clients: no database: set DATABASE_URL or pass --database-url"},
 		{"disable without id", withDB, []string{"clients", "disable"}, exitBadInput, "typeward clients: disable takes 1 argument(s), got 0"},
 		{"bad output", withDB, []string{"clients", "list", "--output", "yaml"}, exitBadInput, `typeward clients: --output "yaml": expected text or json`},

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+
+	"github.com/typeward/typeward/internal/policy"
 )
 
 // AuthMethod is a token_endpoint_auth_method (RFC 7591 §2).
@@ -53,9 +55,12 @@ type Client struct {
 	AllowedScopes []string
 	// Approval says which compositions need a person's approval (the
 	// backchannel flow) before a token is issued.
-	Approval  Approval
-	Disabled  bool
-	CreatedAt time.Time
+	Approval Approval
+	// Validation is the mode its compositions are judged under
+	// (policy.Lenient or policy.Strict); unset reads as lenient.
+	Validation policy.Mode
+	Disabled   bool
+	CreatedAt  time.Time
 }
 
 // Approval is a client's approval policy. Which tools count as mutating

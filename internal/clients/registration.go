@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/typeward/typeward/internal/policy"
 )
 
 // Registration is the RFC 7591-style client metadata of a create request.
@@ -23,6 +25,8 @@ type Registration struct {
 	AllowedScopes           []string        `json:"allowed_scopes,omitempty"`
 	// Approval defaults to never.
 	Approval Approval `json:"approval,omitempty"`
+	// Validation defaults to lenient.
+	Validation policy.Mode `json:"validation,omitempty"`
 	// Issuer is this server's issuer identifier, set by the caller (never
 	// from the request): a client may not list it as an audience, or its
 	// tool tokens would be accepted where typeward's own are.
@@ -48,6 +52,7 @@ func (r *Registration) Validate() error {
 		r.TokenEndpointAuthMethod = SecretBasic
 	}
 	r.Approval = r.Approval.OrNever()
+	r.Validation = r.Validation.OrLenient()
 	var ps []Problem
 	add := func(field, format string, args ...any) {
 		ps = append(ps, Problem{Field: field, Message: fmt.Sprintf(format, args...)})
@@ -66,6 +71,9 @@ func (r *Registration) Validate() error {
 
 	if !r.Approval.Valid() {
 		add("/approval", "%s", approvalProblem)
+	}
+	if !r.Validation.Valid() {
+		add("/validation", "%s", validationProblem)
 	}
 	if !r.TokenEndpointAuthMethod.Valid() {
 		add("/token_endpoint_auth_method", "must be one of client_secret_basic, client_secret_post, private_key_jwt")
@@ -175,6 +183,7 @@ func NewClient(r Registration, h *Hasher, now time.Time) (c *Client, secret stri
 		AllowedAudiences:        slices.Clone(r.AllowedAudiences),
 		AllowedScopes:           slices.Clone(r.AllowedScopes),
 		Approval:                r.Approval,
+		Validation:              r.Validation,
 		CreatedAt:               now.UTC(),
 	}
 	if c.TokenEndpointAuthMethod.UsesSecret() {

@@ -12,6 +12,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/policy"
 	"github.com/typeward/typeward/internal/store/memory"
 )
 
@@ -56,6 +57,11 @@ func TestRegistrationValidate(t *testing.T) {
 				{"/allowed_scopes/0", `"mcp:tool:db_query" is a tool scope; grant tools through allowed_tools`},
 				{"/allowed_scopes/1", `"bad scope" is not an RFC 6749 scope-token`},
 			},
+		},
+		{
+			"unknown policies",
+			clients.Registration{ClientName: "etl", AllowedTools: tools, AllowedAudiences: auds, Approval: "sometimes", Validation: "paranoid"},
+			[]clients.Problem{{"/approval", "must be one of never, mutating, destructive, always"}, {"/validation", "must be one of lenient, strict"}},
 		},
 		{
 			"nothing granted",
@@ -159,7 +165,8 @@ func TestRegisterStoresOnlyTheHash(t *testing.T) {
 	if strings.Contains(string(stored.SecretHash), secret) || len(secret) != 43 {
 		t.Errorf("secret %q / hash %x", secret, stored.SecretHash)
 	}
-	if stored.TokenEndpointAuthMethod != clients.SecretPost || stored.Name != "etl" || !stored.CreatedAt.Equal(now) || stored.JWKS != nil {
+	if stored.TokenEndpointAuthMethod != clients.SecretPost || stored.Name != "etl" || !stored.CreatedAt.Equal(now) || stored.JWKS != nil ||
+		stored.Approval != clients.ApprovalNever || stored.Validation != policy.Lenient { // the defaults
 		t.Errorf("stored %+v", stored)
 	}
 

@@ -3,6 +3,8 @@ package clients
 import (
 	"context"
 	"errors"
+
+	"github.com/typeward/typeward/internal/policy"
 )
 
 // Sentinels every Store returns (wrapped) so callers map them to answers
@@ -32,6 +34,9 @@ type Store interface {
 	// SetApproval changes the client's approval policy alone, or returns
 	// ErrNotFound.
 	SetApproval(ctx context.Context, id string, a Approval) error
+	// SetValidation changes the client's validation mode alone, or
+	// returns ErrNotFound.
+	SetValidation(ctx context.Context, id string, m policy.Mode) error
 	// Disable marks the client disabled (idempotent), or returns ErrNotFound.
 	Disable(ctx context.Context, id string) error
 }

@@ -2,24 +2,34 @@ package clients
 
 import (
 	"context"
+
+	"github.com/typeward/typeward/internal/policy"
 )
 
-// approvalProblem is the one message of an unknown approval policy.
-const approvalProblem = "must be one of never, mutating, destructive, always"
+// The one message of each unknown policy value.
+const (
+	approvalProblem   = "must be one of never, mutating, destructive, always"
+	validationProblem = "must be one of lenient, strict"
+)
 
 // Update is an admin's change to an existing client (a JSON merge patch):
 // only the members given change.
 type Update struct {
-	Approval *Approval `json:"approval,omitempty"`
+	Approval   *Approval    `json:"approval,omitempty"`
+	Validation *policy.Mode `json:"validation,omitempty"`
 }
 
 // Validate returns a *ValidationError listing every problem, or nil.
 func (u Update) Validate() error {
 	var ps []Problem
-	if u.Approval == nil {
-		ps = append(ps, Problem{Field: "/", Message: "names nothing to change (approval)"})
-	} else if !u.Approval.Valid() {
+	if u.Approval == nil && u.Validation == nil {
+		ps = append(ps, Problem{Field: "/", Message: "names nothing to change (approval, validation)"})
+	}
+	if u.Approval != nil && !u.Approval.Valid() {
 		ps = append(ps, Problem{Field: "/approval", Message: approvalProblem})
+	}
+	if u.Validation != nil && !u.Validation.Valid() {
+		ps = append(ps, Problem{Field: "/validation", Message: validationProblem})
 	}
 	if len(ps) > 0 {
 		return &ValidationError{Problems: ps}
@@ -28,7 +38,7 @@ func (u Update) Validate() error {
 }
 
 // Apply validates u and stores the client it changes; ErrNotFound when
-// there is no such client.
+// there is no such client. Nothing changes unless all of u is valid.
 func Apply(ctx context.Context, s Store, id string, u Update) (*Client, error) {
 	if err := u.Validate(); err != nil {
 		return nil, err
@@ -37,6 +47,11 @@ func Apply(ctx context.Context, s Store, id string, u Update) (*Client, error) {
 	// undo a concurrent disable.
 	if u.Approval != nil {
 		if err := s.SetApproval(ctx, id, *u.Approval); err != nil {
+			return nil, err
+		}
+	}
+	if u.Validation != nil {
+		if err := s.SetValidation(ctx, id, *u.Validation); err != nil {
 			return nil, err
 		}
 	}

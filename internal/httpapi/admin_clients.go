@@ -21,6 +21,7 @@ type clientJSON struct {
 	AllowedAudiences        []string        `json:"allowed_audiences"`
 	AllowedScopes           []string        `json:"allowed_scopes"`
 	Approval                string          `json:"approval"`
+	Validation              string          `json:"validation"`
 	Disabled                bool            `json:"disabled"`
 	CreatedAt               time.Time       `json:"created_at"`
 }
@@ -35,7 +36,8 @@ func clientOf(c *clients.Client) clientJSON {
 	return clientJSON{ClientID: c.ID, ClientIDIssuedAt: c.CreatedAt.Unix(), ClientName: c.Name,
 		TokenEndpointAuthMethod: string(c.TokenEndpointAuthMethod), JWKS: c.JWKS,
 		AllowedTools: orEmpty(c.AllowedTools), AllowedAudiences: orEmpty(c.AllowedAudiences),
-		AllowedScopes: orEmpty(c.AllowedScopes), Approval: string(c.Approval.OrNever()), Disabled: c.Disabled, CreatedAt: c.CreatedAt}
+		AllowedScopes: orEmpty(c.AllowedScopes), Approval: string(c.Approval.OrNever()),
+		Validation: string(c.Validation.OrLenient()), Disabled: c.Disabled, CreatedAt: c.CreatedAt}
 }
 
 // createClient registers a client from RFC 7591-style metadata and answers

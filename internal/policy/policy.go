@@ -28,6 +28,17 @@ const (
 // Modes lists the modes, the default first.
 var Modes = []Mode{Lenient, Strict}
 
+// Valid reports whether m is one of Modes.
+func (m Mode) Valid() bool { return m == Lenient || m == Strict }
+
+// OrLenient is m, or Lenient when m is unset: what stores keep.
+func (m Mode) OrLenient() Mode {
+	if m == "" {
+		return Lenient
+	}
+	return m
+}
+
 // ParseMode reads a mode; "" is the default, lenient.
 func ParseMode(s string) (Mode, error) {
 	switch Mode(s) {

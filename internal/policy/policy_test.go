@@ -64,3 +64,17 @@ func TestRefuses(t *testing.T) {
 		t.Error("Refuses is not 'any error'")
 	}
 }
+
+// TestModeValidAndDefault: only the two modes are valid; unset reads as
+// lenient, and nothing else is rewritten.
+func TestModeValidAndDefault(t *testing.T) {
+	for _, tc := range []struct {
+		m     policy.Mode
+		valid bool
+		or    policy.Mode
+	}{{policy.Lenient, true, policy.Lenient}, {policy.Strict, true, policy.Strict}, {"", false, policy.Lenient}, {"STRICT", false, "STRICT"}, {"paranoid", false, "paranoid"}} {
+		if tc.m.Valid() != tc.valid || tc.m.OrLenient() != tc.or {
+			t.Errorf("%q: valid %v or-lenient %q, want %v %q", tc.m, tc.m.Valid(), tc.m.OrLenient(), tc.valid, tc.or)
+		}
+	}
+}

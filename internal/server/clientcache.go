@@ -6,6 +6,7 @@ import (
 
 	"github.com/typeward/typeward/internal/cache"
 	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/policy"
 )
 
 // Client cache bounds. A client read from the store is trusted this long:
@@ -74,4 +75,9 @@ func (c *cachedClients) Disable(ctx context.Context, id string) error {
 func (c *cachedClients) SetApproval(ctx context.Context, id string, a clients.Approval) error {
 	defer c.forget(id)
 	return c.Store.SetApproval(ctx, id, a)
+}
+
+func (c *cachedClients) SetValidation(ctx context.Context, id string, m policy.Mode) error {
+	defer c.forget(id)
+	return c.Store.SetValidation(ctx, id, m)
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/policy"
 )
 
 // Clients is an in-memory clients.Store for the embedded default.
@@ -31,6 +32,7 @@ func (s *Clients) Create(_ context.Context, c *clients.Client) error {
 	stored := c.Clone()
 	stored.CreatedAt = stored.CreatedAt.UTC()
 	stored.Approval = stored.Approval.OrNever()
+	stored.Validation = stored.Validation.OrLenient()
 	s.clients[c.ID] = stored
 	return nil
 }
@@ -57,6 +59,7 @@ func (s *Clients) Update(_ context.Context, c *clients.Client) error {
 	stored := c.Clone()
 	stored.CreatedAt = old.CreatedAt
 	stored.Approval = stored.Approval.OrNever()
+	stored.Validation = stored.Validation.OrLenient()
 	s.clients[c.ID] = stored
 	return nil
 }
@@ -84,6 +87,18 @@ func (s *Clients) SetApproval(_ context.Context, id string, a clients.Approval) 
 		return fmt.Errorf("set approval of client %q: %w", id, clients.ErrNotFound)
 	}
 	c.Approval = a.OrNever()
+	return nil
+}
+
+// SetValidation implements clients.Store.
+func (s *Clients) SetValidation(_ context.Context, id string, m policy.Mode) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.clients[id]
+	if !ok {
+		return fmt.Errorf("set validation of client %q: %w", id, clients.ErrNotFound)
+	}
+	c.Validation = m.OrLenient()
 	return nil
 }
 

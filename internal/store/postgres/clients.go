@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/policy"
 )
 
 // Clients is the Postgres clients.Store, on the oauth_clients table.
@@ -21,15 +22,15 @@ var _ clients.Store = (*Clients)(nil)
 func NewClients(db *DB) *Clients { return &Clients{db: db} }
 
 const clientColumns = `id, name, auth_method, secret_hash, jwks, allowed_tools,
-	allowed_audiences, allowed_scopes, disabled, created_at, approval`
+	allowed_audiences, allowed_scopes, disabled, created_at, approval, validation`
 
 // Create implements clients.Store.
 func (s *Clients) Create(ctx context.Context, c *clients.Client) error {
 	_, err := s.db.Pool.Exec(ctx, `INSERT INTO oauth_clients (`+clientColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		c.ID, c.Name, string(c.TokenEndpointAuthMethod), c.SecretHash, clientJWKSArg(c.JWKS),
 		nonNilStrings(c.AllowedTools), nonNilStrings(c.AllowedAudiences), nonNilStrings(c.AllowedScopes),
-		c.Disabled, c.CreatedAt, string(c.Approval.OrNever()))
+		c.Disabled, c.CreatedAt, string(c.Approval.OrNever()), string(c.Validation.OrLenient()))
 	if isUniqueViolation(err) {
 		return fmt.Errorf("create client %q: %w", c.ID, clients.ErrConflict)
 	}
@@ -65,10 +66,10 @@ func (s *Clients) Update(ctx context.Context, c *clients.Client) error {
 	}
 	tag, err := s.db.Pool.Exec(ctx, `UPDATE oauth_clients SET name = $2, auth_method = $3,
 		secret_hash = $4, jwks = $5, allowed_tools = $6, allowed_audiences = $7,
-		allowed_scopes = $8, disabled = $9, approval = $10 WHERE id = $1`,
+		allowed_scopes = $8, disabled = $9, approval = $10, validation = $11 WHERE id = $1`,
 		c.ID, c.Name, string(c.TokenEndpointAuthMethod), c.SecretHash, clientJWKSArg(c.JWKS),
 		nonNilStrings(c.AllowedTools), nonNilStrings(c.AllowedAudiences), nonNilStrings(c.AllowedScopes),
-		c.Disabled, string(c.Approval.OrNever()))
+		c.Disabled, string(c.Approval.OrNever()), string(c.Validation.OrLenient()))
 	if err != nil {
 		return fmt.Errorf("update client %q: %w", c.ID, err)
 	}
@@ -93,15 +94,26 @@ func (s *Clients) List(ctx context.Context) ([]*clients.Client, error) {
 
 // SetApproval implements clients.Store.
 func (s *Clients) SetApproval(ctx context.Context, id string, a clients.Approval) error {
+	return s.setPolicy(ctx, id, "approval", string(a.OrNever()))
+}
+
+// SetValidation implements clients.Store.
+func (s *Clients) SetValidation(ctx context.Context, id string, m policy.Mode) error {
+	return s.setPolicy(ctx, id, "validation", string(m.OrLenient()))
+}
+
+// setPolicy sets one policy column (a constant of this file, never input)
+// of one client.
+func (s *Clients) setPolicy(ctx context.Context, id, column, value string) error {
 	if !storable(id) {
-		return fmt.Errorf("set approval of client %q: %w", id, clients.ErrNotFound)
+		return fmt.Errorf("set %s of client %q: %w", column, id, clients.ErrNotFound)
 	}
-	tag, err := s.db.Pool.Exec(ctx, `UPDATE oauth_clients SET approval = $2 WHERE id = $1`, id, string(a.OrNever()))
+	tag, err := s.db.Pool.Exec(ctx, `UPDATE oauth_clients SET `+column+` = $2 WHERE id = $1`, id, value)
 	if err != nil {
-		return fmt.Errorf("set approval of client %q: %w", id, err)
+		return fmt.Errorf("set %s of client %q: %w", column, id, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("set approval of client %q: %w", id, clients.ErrNotFound)
+		return fmt.Errorf("set %s of client %q: %w", column, id, clients.ErrNotFound)
 	}
 	return nil
 }
@@ -123,15 +135,16 @@ func (s *Clients) Disable(ctx context.Context, id string) error {
 
 func scanClient(row pgx.CollectableRow) (*clients.Client, error) {
 	var c clients.Client
-	var method, approval string
+	var method, approval, validation string
 	var jwks []byte
 	err := row.Scan(&c.ID, &c.Name, &method, &c.SecretHash, &jwks, &c.AllowedTools,
-		&c.AllowedAudiences, &c.AllowedScopes, &c.Disabled, &c.CreatedAt, &approval)
+		&c.AllowedAudiences, &c.AllowedScopes, &c.Disabled, &c.CreatedAt, &approval, &validation)
 	if err != nil {
 		return nil, err
 	}
 	c.TokenEndpointAuthMethod = clients.AuthMethod(method)
 	c.Approval = clients.Approval(approval)
+	c.Validation = policy.Mode(validation)
 	if jwks != nil {
 		c.JWKS = jwks
 	}

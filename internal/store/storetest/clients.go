@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/policy"
 )
 
 // clientsEpoch is the fixtures' clock: microsecond precision, as Postgres.
@@ -39,6 +40,7 @@ func jwtClient(id string, at time.Duration) *clients.Client {
 		AllowedAudiences:        []string{"https://a.example/mcp", "https://b.example/mcp"},
 		AllowedScopes:           []string{clients.AdminScope},
 		Approval:                clients.ApprovalDestructive,
+		Validation:              policy.Strict,
 		CreatedAt:               clientsEpoch.Add(at),
 	}
 }
@@ -49,7 +51,7 @@ func sameClient(t *testing.T, got, want *clients.Client) {
 	t.Helper()
 	if got.ID != want.ID || got.Name != want.Name || got.TokenEndpointAuthMethod != want.TokenEndpointAuthMethod ||
 		!bytes.Equal(got.SecretHash, want.SecretHash) || got.Disabled != want.Disabled ||
-		got.Approval != want.Approval.OrNever() ||
+		got.Approval != want.Approval.OrNever() || got.Validation != want.Validation.OrLenient() ||
 		!got.CreatedAt.Equal(want.CreatedAt) ||
 		!slices.Equal(got.AllowedTools, want.AllowedTools) ||
 		!slices.Equal(got.AllowedAudiences, want.AllowedAudiences) ||
@@ -126,6 +128,9 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 			}
 			if err := s.Update(ctx, secretClient(id, 0)); !errors.Is(err, clients.ErrNotFound) {
 				t.Errorf("Update(%q) = %v, want ErrNotFound", id, err)
+			}
+			if err := s.SetValidation(ctx, id, policy.Strict); !errors.Is(err, clients.ErrNotFound) {
+				t.Errorf("SetValidation(%q) = %v, want ErrNotFound", id, err)
 			}
 		}
 	})
@@ -245,6 +250,44 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 		}
 		if err := s.SetApproval(ctx, "nobody", clients.ApprovalAlways); !errors.Is(err, clients.ErrNotFound) {
 			t.Errorf("set approval of an unknown client: %v, want ErrNotFound", err)
+		}
+	})
+
+	t.Run("ValidationDefaultsToLenientAndChangesAlone", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		if err := s.Create(ctx, secretClient("va", 0)); err != nil { // no mode given
+			t.Fatal(err)
+		}
+		got, err := s.Get(ctx, "va")
+		if err != nil || got.Validation != policy.Lenient {
+			t.Fatalf("validation of a new client = %q, %v; want lenient", got.Validation, err)
+		}
+		if err := s.Disable(ctx, "va"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetApproval(ctx, "va", clients.ApprovalAlways); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []policy.Mode{policy.Strict, policy.Lenient, policy.Strict} {
+			if err := s.SetValidation(ctx, "va", m); err != nil {
+				t.Fatalf("set validation %s: %v", m, err)
+			}
+			got, err := s.Get(ctx, "va")
+			if err != nil || got.Validation != m || !got.Disabled || got.Approval != clients.ApprovalAlways || got.Name != "client va" {
+				t.Fatalf("after set validation %s: %+v, %v", m, got, err)
+			}
+		}
+		// Update writes the mode as given, and an unset one as lenient.
+		got.Validation = ""
+		if err := s.Update(ctx, got); err != nil {
+			t.Fatal(err)
+		}
+		if got, err = s.Get(ctx, "va"); err != nil || got.Validation != policy.Lenient {
+			t.Fatalf("after an update without a mode: %q, %v; want lenient", got.Validation, err)
+		}
+		if err := s.SetValidation(ctx, "nobody", policy.Strict); !errors.Is(err, clients.ErrNotFound) {
+			t.Errorf("set validation of an unknown client: %v, want ErrNotFound", err)
 		}
 	})
 
