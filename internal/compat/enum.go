@@ -203,7 +203,7 @@ func (r *run) enumTarget(s view, t node, p path, keyword string) []finding {
 			"%s may be %s, which %s does not accept", srcMark, listValues(bad), tgtMark)
 	}
 	return r.errorf(verdict.CodeEnumMismatch, r.srcPtr(s), t.ptr+"/"+keyword, p,
-		"%s is any %s but %s must be one of %s", srcMark, describe(s.types), tgtMark, listValues(allowed))
+		"%s is %s but %s must be one of %s", srcMark, anyValueOf(s.types), tgtMark, listValues(allowed))
 }
 
 // listValues renders at most five values as JSON for a message.

@@ -125,6 +125,15 @@ func keywordKinds(m map[string]any) Kinds {
 	return mask
 }
 
+// anyValueOf says "any value" or "any string", "any string or null": the
+// source unconstrained within its kinds, for messages.
+func anyValueOf(m Kinds) string {
+	if m == AnyKind {
+		return "any value"
+	}
+	return "any " + describe(m)
+}
+
 // describe names a mask for messages: "object", "string or null",
 // "integer", "number" (when fractional values are possible).
 func describe(m Kinds) string {

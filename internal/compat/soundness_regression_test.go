@@ -61,7 +61,7 @@ func soundnessCases() []ruleCase {
 		{name: "a self-negating $ref accepts every value (witness null)",
 			src:  `{"$defs":{"leaf":{"not":{"$ref":"#/$defs/leaf"}}},"$ref":"#/$defs/leaf"}`,
 			tgt:  `{"enum":[{"a":1,"b":"x"}]}`,
-			want: []string{`incompatible enum_mismatch  /enum: source is any any type but target must be one of {"a":1,"b":"x"} [witness null rejected at /enum]`}},
+			want: []string{`incompatible enum_mismatch  /enum: source is any value but target must be one of {"a":1,"b":"x"} [witness null rejected at /enum]`}},
 		{name: "not of the root itself excludes nothing (witness 0)",
 			src:  `{"type":"integer","not":{"$ref":"#"}}`,
 			tgt:  `{"type":"string"}`,
