@@ -31,8 +31,9 @@ type searchFunc func(src, tgt Node) (value any, rejection error, ok bool)
 // rule's candidate lifted to the check's root or one the search finds,
 // that the real validator accepts under src and rejects under tgt. An
 // unconfirmed claim becomes Unknown, so a refusal without a witness cannot
-// happen. When nothing is confirmed, the search runs before the answer is
-// Unknown; a witness it finds makes the answer Incompatible.
+// happen. When nothing is confirmed, a plain instance of the source is
+// tried, then the search runs before the answer is Unknown; a witness
+// either finds makes the answer Incompatible.
 func (c *Checker) confirm(src, tgt Node, fs []finding) (verdict.Verdict, []finding) {
 	if len(fs) == 0 {
 		return verdict.Compatible, nil
@@ -67,6 +68,18 @@ func (c *Checker) confirm(src, tgt Node, fs []finding) (verdict.Verdict, []findi
 		confirmed = true
 	}
 	fs = dedupe(fs)
+	if !confirmed {
+		// Most claims without a candidate (a required property the source
+		// does not provide, a property the target forbids) are proven by
+		// any plain instance of the source: one memoized instance and two
+		// validations instead of a search.
+		if base, ok := c.instance(src); ok {
+			if p := tryWitness(src, tgt, base, tried); p != nil {
+				fs = attach(fs, p)
+				confirmed = true
+			}
+		}
+	}
 	if !confirmed && c.search != nil {
 		if v, rej, ok := c.search(src, tgt); ok {
 			if b, ok := encodeWitness(v); ok {

@@ -51,9 +51,9 @@ func TestCorpusDecidedShare(t *testing.T) {
 		}
 	}
 	t.Logf("decided %d of %d same-named output→input field pairs (%.1f%%)", decided, len(pairs), 100*float64(decided)/float64(len(pairs)))
-	// 326 of 331 before issue 7's laws; 328 since (the three left are
-	// draft-07 targets asserting a format the source does not prove).
-	if decided < 328 {
-		t.Errorf("only %d pairs decided; the rules reached 328", decided)
+	// 326 of 331 before issue 7's laws; 328 after them; all 331 since a
+	// draft-07 target's asserted format is decided (witness "" for uri).
+	if decided < 331 {
+		t.Errorf("only %d pairs decided; the checker reached 331", decided)
 	}
 }
