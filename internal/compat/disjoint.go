@@ -64,7 +64,11 @@ func (r *run) disjoint(s view, t node, depth int) bool {
 		}
 	}
 	common := s.types & keywordKinds(t.m)
-	if common == 0 {
+	if common == 0 || r.boundsApart(s, t, common) {
+		return true
+	}
+	// t is ¬n: s avoids it when it lies inside n.
+	if n, ok := t.child("not"); ok && t.skip&skNot == 0 && depth < maxDisjointDepth && len(r.sub(s, n, path{})) == 0 {
 		return true
 	}
 	if r.excludesValues(s, t) {
@@ -88,9 +92,14 @@ func (r *run) disjoint(s view, t node, depth int) bool {
 			return true
 		}
 	}
+	treq := map[string]bool{}
+	for _, name := range stringList(t.m["required"]) {
+		treq[name] = true
+	}
+	// A name one side always has must meet both sides' schemas for it.
 	props, _ := t.m["properties"].(map[string]any)
 	for _, name := range slices.Sorted(maps.Keys(props)) {
-		if !req[name] {
+		if !req[name] && !treq[name] {
 			continue
 		}
 		tp, _ := t.child("properties", name)
@@ -150,4 +159,50 @@ func (r *run) excludesValues(s view, t node) bool {
 		}
 	}
 	return true
+}
+
+// boundsApart: for every kind both sides allow, their numeric intervals,
+// string lengths or array sizes do not meet.
+func (r *run) boundsApart(s view, t node, common Kinds) bool {
+	tv := view{conj: []node{t}}
+	for _, k := range splitKinds(common) {
+		switch k {
+		case KindInteger, KindFraction:
+			s.types, tv.types = k, k
+			slo, shi := numberBounds(s)
+			tlo, thi := numberBounds(tv)
+			if !endsBefore(shi, tlo) && !endsBefore(thi, slo) {
+				return false
+			}
+		case KindString:
+			if !sizesApart(s, tv, "minLength", "maxLength") {
+				return false
+			}
+		case KindArray:
+			if !sizesApart(s, tv, "minItems", "maxItems") {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// endsBefore: no value at or under upper bound hi meets lower bound lo.
+func endsBefore(hi, lo bound) bool {
+	if hi.v == nil || lo.v == nil {
+		return false
+	}
+	c := hi.v.Cmp(lo.v)
+	return c < 0 || (c == 0 && (hi.excl || lo.excl))
+}
+
+// sizesApart: the two [min, max] ranges of a count keyword pair do not meet.
+func sizesApart(s, t view, minKw, maxKw string) bool {
+	slo, _ := intKeyword(s, minKw, true)
+	shi, _ := intKeyword(s, maxKw, false)
+	tlo, _ := intKeyword(t, minKw, true)
+	thi, _ := intKeyword(t, maxKw, false)
+	return (shi != nil && tlo != nil && shi.Cmp(tlo) < 0) || (thi != nil && slo != nil && thi.Cmp(slo) < 0)
 }

@@ -97,7 +97,7 @@ func (r *run) sub(s view, t node, p path) []finding {
 		if !isBool {
 			return r.cannotProve(r.srcPtr(s), t.ptr, p, "$ref", "the target is not a schema")
 		}
-		if b {
+		if b || r.sourceContradicts(s) {
 			return nil
 		}
 		return r.errorf(verdict.CodeTargetAcceptsNothing, r.srcPtr(s), t.ptr, p, "%s may have a value but %s accepts none (false schema)", srcMark, tgtMark)
