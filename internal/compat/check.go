@@ -44,7 +44,7 @@ type Checker struct {
 // NewChecker returns a Checker with an empty memo and the default witness
 // search.
 func NewChecker() *Checker {
-	return &Checker{memo: &memo{entries: map[memoKey]*memoEntry{}}, regexps: newRegexpCache(),
+	return &Checker{memo: newMemo(memoBytes), regexps: newRegexpCache(),
 		search: newSearch(witness.NewSearcher(witness.Budget{Time: searchTime}, searchMemoBytes))}
 }
 
@@ -61,7 +61,7 @@ func (c *Checker) Check(src, tgt Node, opts Options) Result {
 	e, ok := c.memo.get(key)
 	if !ok {
 		v, fs := c.confirm(src, tgt, c.compute(src, tgt))
-		e = c.memo.put(key, v, fs)
+		e = c.memo.put(key, v, fs, opts)
 	}
 	return Result{Verdict: e.verdict, Issues: e.issues(opts)}
 }

@@ -3,17 +3,17 @@ package compat
 import (
 	"regexp"
 	"slices"
-	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/typeward/typeward/internal/cache"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
-// maxMemoEntries caps the memo; a registry has far fewer distinct
-// field pairs, and the cap keeps a stream of novel pairs from growing
-// memory without bound.
-const maxMemoEntries = 1 << 16
+// memoBytes bounds the memo of answered pairs by what its entries hold
+// (internal/cache): a stream of novel pairs evicts the least recently used
+// answers instead of growing memory.
+const memoBytes = 32 << 20
 
 // memoKey is label-free: a digest names a document's content, so two
 // registrations of one schema share answers.
@@ -22,18 +22,28 @@ type memoKey struct {
 	tgtDigest, tgtPtr string
 }
 
-// memo maps pairs to their verdicts and confirmed findings. A read lock and a map keyed by value
-// keep a hit free of allocation; each entry also keeps its last rendering,
+// memo maps pairs to their verdicts and confirmed findings. A key by value
+// keeps a hit free of allocation; each entry also keeps its last rendering,
 // because one edge is usually asked about with the same labels again.
 type memo struct {
-	mu      sync.RWMutex
-	entries map[memoKey]*memoEntry
+	c *cache.Cache[memoKey, *memoEntry]
+}
+
+func newMemo(maxBytes int64) *memo {
+	return &memo{c: cache.New(cache.Config[memoKey, *memoEntry]{MaxBytes: maxBytes,
+		Size: func(k memoKey, e *memoEntry) int64 {
+			return int64(len(k.srcDigest)+len(k.srcPtr)+len(k.tgtDigest)+len(k.tgtPtr)) + e.bytes
+		}})}
 }
 
 type memoEntry struct {
 	verdict  verdict.Verdict
 	findings []finding
-	last     atomic.Pointer[rendering]
+	// bytes is what the entry is charged: its findings and room for one
+	// rendering (allowance); a rendering larger than that is handed out but
+	// not kept, so the charge stays true.
+	bytes, allowance int64
+	last             atomic.Pointer[rendering]
 }
 
 // rendering is the Issue list for one pair of labels; it is never handed
@@ -43,22 +53,20 @@ type rendering struct {
 	issues             []verdict.Issue
 }
 
-func (m *memo) get(k memoKey) (*memoEntry, bool) {
-	m.mu.RLock()
-	e, ok := m.entries[k]
-	m.mu.RUnlock()
-	return e, ok
-}
+func (m *memo) get(k memoKey) (*memoEntry, bool) { return m.c.Get(k) }
 
-func (m *memo) put(k memoKey, v verdict.Verdict, fs []finding) *memoEntry {
+// put remembers a pair's answer with its first rendering (for opts).
+func (m *memo) put(k memoKey, v verdict.Verdict, fs []finding, opts Options) *memoEntry {
 	e := &memoEntry{verdict: v, findings: fs}
-	m.mu.Lock()
-	if len(m.entries) >= maxMemoEntries {
-		// Crude but bounded: start over rather than track recency.
-		clear(m.entries)
+	if len(fs) > 0 {
+		r := &rendering{opts.SourceLabel, opts.TargetLabel, render(fs, opts)}
+		// Another pair of labels changes the messages' lengths only: twice
+		// the first rendering leaves room for labels of a similar size.
+		e.allowance = 2 * renderedBytes(r)
+		e.bytes = cache.Sizeof(fs) + e.allowance
+		e.last.Store(r)
 	}
-	m.entries[k] = e
-	m.mu.Unlock()
+	m.c.Put(k, e)
 	return e
 }
 
@@ -71,9 +79,25 @@ func (e *memoEntry) issues(opts Options) []verdict.Issue {
 	if r := e.last.Load(); r != nil && r.srcLabel == opts.SourceLabel && r.tgtLabel == opts.TargetLabel {
 		return slices.Clone(r.issues)
 	}
-	out := render(e.findings, opts)
-	e.last.Store(&rendering{opts.SourceLabel, opts.TargetLabel, out})
-	return slices.Clone(out)
+	r := &rendering{opts.SourceLabel, opts.TargetLabel, render(e.findings, opts)}
+	if renderedBytes(r) <= e.allowance {
+		e.last.Store(r)
+	}
+	return slices.Clone(r.issues)
+}
+
+// renderedBytes is what a rendering holds beyond the findings it shares
+// (witness encodings): its labels, issue slice, messages and witness errors.
+func renderedBytes(r *rendering) int64 {
+	n := int64(unsafe.Sizeof(*r)) + int64(len(r.srcLabel)+len(r.tgtLabel)) +
+		int64(cap(r.issues))*int64(unsafe.Sizeof(verdict.Issue{}))
+	for _, is := range r.issues {
+		n += int64(len(is.Message))
+		if is.WitnessError != nil {
+			n += int64(unsafe.Sizeof(*is.WitnessError)) + int64(len(is.WitnessError.KeywordLocation)+len(is.WitnessError.Message))
+		}
+	}
+	return n
 }
 
 // regexpCache compiles each pattern once. JSON Schema patterns are matched
