@@ -1,25 +1,15 @@
 package compat
 
 import (
+	"github.com/typeward/typeward/internal/schemaview"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
-// itemsModel reads a node's tuple and rest schemas in its dialect: in
-// 2020-12 prefixItems + items; in draft-07 an items array + additionalItems,
-// or an items schema for every item.
-func itemsModel(n node, d7 bool) (prefix []node, rest node, hasRest bool) {
-	if d7 {
-		if _, isTuple := n.m["items"].([]any); isTuple {
-			prefix = n.schemas("items")
-			rest, hasRest = n.child("additionalItems")
-			return prefix, rest, hasRest
-		}
-		rest, hasRest = n.child("items")
-		return nil, rest, hasRest
-	}
-	prefix = n.schemas("prefixItems")
-	rest, hasRest = n.child("items")
-	return prefix, rest, hasRest
+// itemsModel reads a node's tuple and rest schemas in its dialect
+// (schemaview.View.Items).
+func itemsModel(v schemaview.View, n node) (prefix []node, rest node, hasRest bool) {
+	it := v.Items(n.sub())
+	return nodesOf(it.Prefix), nodeOf(it.Rest), it.HasRest
 }
 
 // srcItem is the source schema of the item at index i (the same for every
@@ -27,8 +17,8 @@ func itemsModel(n node, d7 bool) (prefix []node, rest node, hasRest bool) {
 func (r *run) srcItem(s view, i int) view {
 	var nodes []node
 	for _, n := range s.conj {
-		prefix, rest, hasRest := itemsModel(n, r.srcD7)
-		if !hasRest && !r.srcD7 && !hasApplicator(n.m) && n.m["contains"] == nil {
+		prefix, rest, hasRest := itemsModel(r.srcView(), n)
+		if !hasRest && !r.srcD7 && !schemaview.HasApplicator(n.m) && n.m["contains"] == nil {
 			// Without applicators or contains (whose matches count as
 			// evaluated), unevaluatedItems is the schema of the rest.
 			rest, hasRest = n.child("unevaluatedItems")
@@ -52,7 +42,7 @@ func (r *run) srcItem(s view, i int) view {
 func (r *run) srcTupleLen(s view) int {
 	n := 0
 	for _, c := range s.conj {
-		prefix, _, _ := itemsModel(c, r.srcD7)
+		prefix, _, _ := itemsModel(r.srcView(), c)
 		n = max(n, len(prefix))
 	}
 	return n
@@ -106,10 +96,10 @@ func (r *run) srcItemCounts(s view) (lo, hi int, loPtr, hiPtr string) {
 // array checks the target's array keywords.
 func (r *run) array(s view, t node, p path) []finding {
 	var out []finding
-	tPrefix, tRest, tHasRest := itemsModel(t, r.tgtD7)
+	tPrefix, tRest, tHasRest := itemsModel(r.tgtView(), t)
 	if !tHasRest && !r.tgtD7 {
 		if u, ok := t.child("unevaluatedItems"); ok {
-			if hasApplicator(t.m) || t.m["contains"] != nil {
+			if schemaview.HasApplicator(t.m) || t.m["contains"] != nil {
 				out = append(out, r.cannotProve(r.srcPtr(s), u.ptr, p, "unevaluatedItems", "it depends on what the target's subschemas evaluate")...)
 			} else {
 				tRest, tHasRest = u, true

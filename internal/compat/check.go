@@ -36,15 +36,14 @@ const stepBudget = 10_000
 
 // Checker holds the memo of answered pairs; it is safe for concurrent use.
 type Checker struct {
-	memo    *memo
-	regexps *regexpCache
-	search  searchFunc
+	memo   *memo
+	search searchFunc
 }
 
 // NewChecker returns a Checker with an empty memo and the default witness
 // search.
 func NewChecker() *Checker {
-	return &Checker{memo: newMemo(memoBytes), regexps: newRegexpCache(),
+	return &Checker{memo: newMemo(memoBytes),
 		search: newSearch(witness.NewSearcher(witness.Budget{Time: searchTime}, searchMemoBytes))}
 }
 

@@ -122,19 +122,6 @@ func schemaPosition(kw string, d7 bool, v any) position {
 	return posData
 }
 
-// applicators evaluate properties or items "in place"; with one present,
-// unevaluated* depends on what the subschemas evaluated.
-var applicators = []string{"$ref", "$dynamicRef", "$recursiveRef", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies"}
-
-func hasApplicator(m map[string]any) bool {
-	for _, k := range applicators {
-		if _, ok := m[k]; ok {
-			return true
-		}
-	}
-	return false
-}
-
 // numericKeywords take a number; a target value we cannot read exactly is
 // reported rather than dropped.
 var numericKeywords = []string{

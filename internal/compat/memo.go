@@ -1,7 +1,6 @@
 package compat
 
 import (
-	"regexp"
 	"slices"
 	"sync/atomic"
 	"unsafe"
@@ -98,32 +97,4 @@ func renderedBytes(r *rendering) int64 {
 		}
 	}
 	return n
-}
-
-// regexpCache compiles each pattern once. JSON Schema patterns are matched
-// unanchored, as Go's MatchString does. The loader has compiled every
-// pattern already; a nil entry (a pattern Go's engine refuses) is kept as a
-// guard, and callers treat it soundly: cannot_prove on the target, a
-// dropped constraint on the source.
-//
-// It is bounded by size like every cache: a compiled program grows with its
-// pattern, so an entry is charged a multiple of the pattern's length.
-type regexpCache struct {
-	c *cache.Cache[string, *regexp.Regexp] // nil value: does not compile
-}
-
-const regexpCacheBytes = 8 << 20
-
-func newRegexpCache() *regexpCache {
-	return &regexpCache{c: cache.New(cache.Config[string, *regexp.Regexp]{MaxBytes: regexpCacheBytes,
-		Size: func(pattern string, _ *regexp.Regexp) int64 { return 512 + 64*int64(len(pattern)) }})}
-}
-
-func (c *regexpCache) get(pattern string) *regexp.Regexp {
-	if re, ok := c.c.Get(pattern); ok {
-		return re
-	}
-	re, _ := regexp.Compile(pattern) // nil on error
-	c.c.Put(pattern, re)
-	return re
 }

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"slices"
 
+	"github.com/typeward/typeward/internal/schemaview"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
@@ -167,7 +168,7 @@ func (r *run) patternProperties(s view, t node, p path) []finding {
 		if !ok {
 			continue
 		}
-		re := r.checker.regexps.get(pat)
+		re := schemaview.Regexp(pat)
 		if re == nil {
 			out = append(out, r.cannotProve(r.srcPtr(s), tq.ptr, p, "patternProperties", "the pattern cannot be evaluated")...)
 			continue

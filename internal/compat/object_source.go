@@ -3,6 +3,8 @@ package compat
 import (
 	"maps"
 	"slices"
+
+	"github.com/typeward/typeward/internal/schemaview"
 )
 
 // What the source's conjuncts say about its object members.
@@ -46,37 +48,28 @@ func (r *run) srcRequired(s view) map[string]bool {
 
 // srcProp is the source schema of the member called name: in each conjunct
 // its properties entry and every matching patternProperties entry, or else
-// additionalProperties. declared is false when no conjunct says anything
-// beyond `true` about the name.
+// additionalProperties (or an unevaluatedProperties that applies to the
+// name). declared is false when no conjunct says anything beyond `true`
+// about the name.
 func (r *run) srcProp(s view, name string) (view, bool) {
 	var nodes []node
 	declared := false
+	sv := r.srcView()
 	for _, n := range s.conj {
-		matched, unknown := false, false
-		if c, ok := n.child("properties", name); ok {
-			nodes, matched = append(nodes, c), true
-		}
-		pats, _ := n.m["patternProperties"].(map[string]any)
-		for _, pat := range slices.Sorted(maps.Keys(pats)) {
-			re := r.checker.regexps.get(pat)
-			if re == nil {
-				unknown = true // dropping a constraint only widens the source
-				continue
-			}
-			if re.MatchString(name) {
-				if c, ok := n.child("patternProperties", pat); ok {
-					nodes, matched = append(nodes, c), true
-				}
-			}
-		}
-		if matched {
+		m := sv.Member(n.sub(), name)
+		nodes = append(nodes, nodesOf(m.Schemas())...)
+		if m.Matched() {
 			declared = true
 			continue
 		}
-		if unknown {
-			continue
+		if m.Unknown {
+			continue // dropping a constraint only widens the source
 		}
-		if c, ok := r.srcAdditional(n); ok {
+		c, ok := r.srcAdditional(n)
+		if !ok && sv.UnevaluatedProperty(n.sub(), name) == schemaview.Applied {
+			c, ok = n.child("unevaluatedProperties")
+		}
+		if ok {
 			nodes = append(nodes, c)
 			if b, isBool := c.v.(bool); !isBool || !b {
 				declared = true
@@ -91,16 +84,10 @@ func (r *run) srcProp(s view, name string) (view, bool) {
 }
 
 // srcAdditional is the schema a conjunct applies to names it does not
-// declare: additionalProperties, or an unevaluatedProperties that means the
-// same because nothing else in the conjunct evaluates properties.
+// declare (schemaview.View.Additional).
 func (r *run) srcAdditional(n node) (node, bool) {
-	if c, ok := n.child("additionalProperties"); ok {
-		return c, true
-	}
-	if r.srcD7 || hasApplicator(n.m) {
-		return node{}, false
-	}
-	return n.child("unevaluatedProperties")
+	c, ok := r.srcView().Additional(n.sub())
+	return nodeOf(c), ok
 }
 
 // srcExtra is the source schema of names no conjunct declares; possible is
@@ -156,100 +143,20 @@ func (r *run) srcPatterns(s view) []srcPattern {
 // or unevaluatedProperties does not); known is false when a pattern cannot
 // be evaluated.
 func (r *run) coveredByTarget(evaluators []node, name string) (covered, known bool) {
-	known = true
-	for _, t := range evaluators {
-		if _, ok := t.child("properties", name); ok {
-			return true, true
-		}
-		pats, _ := t.m["patternProperties"].(map[string]any)
-		for pat := range pats {
-			re := r.checker.regexps.get(pat)
-			if re == nil {
-				known = false
-				continue
-			}
-			if re.MatchString(name) {
-				return true, true
-			}
-		}
+	ev := schemaview.Evaluation{Subs: make([]schemaview.Sub, len(evaluators))}
+	for i, n := range evaluators {
+		ev.Subs[i] = n.sub()
 	}
-	return false, known
+	return ev.Covers(name)
 }
 
 // tgtPropertyEvaluators lists the target nodes whose properties count as
-// evaluated for t's unevaluatedProperties: t and every subschema always
-// applied in place ($ref, static $dynamicRef, allOf, transitively). all is
-// set when one of them evaluates every property (additionalProperties or
-// its own unevaluatedProperties); exact is false when a conditional
-// applicator (anyOf, oneOf, if/then/else, dependentSchemas) might evaluate
-// properties too, which depends on the instance.
+// evaluated for t's unevaluatedProperties (schemaview.Evaluation): all is
+// set when one of them evaluates every property; exact is false when an
+// applicator that depends on the instance might evaluate properties too.
 func (r *run) tgtPropertyEvaluators(t node) (nodes []node, all, exact bool) {
-	seen := map[string]bool{}
-	queue := []node{t}
-	exact = true
-	for len(queue) > 0 {
-		n := queue[0]
-		queue = queue[1:]
-		if n.m == nil || seen[n.ptr] {
-			continue
-		}
-		seen[n.ptr] = true
-		nodes = append(nodes, n)
-		if n.ptr != t.ptr {
-			if _, ok := n.m["additionalProperties"]; ok {
-				all = true
-			}
-			if _, ok := n.m["unevaluatedProperties"]; ok {
-				all = true
-			}
-		}
-		if ref, ok := n.m["$ref"].(string); ok {
-			if v, ptr, err := r.tgt.ResolveFrom(n.ptr, ref); err == nil {
-				queue = append(queue, newNode(v, ptr))
-			}
-		}
-		for _, kw := range dynamicRefKeywords {
-			if ref, ok := n.m[kw].(string); ok {
-				v, ptr, static := r.tgt.ResolveDynamic(n.ptr, ref)
-				if !static {
-					exact = false
-					continue
-				}
-				queue = append(queue, newNode(v, ptr))
-			}
-		}
-		queue = append(queue, n.schemas("allOf")...)
-		for _, kw := range []string{"anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "dependencies"} {
-			if v, ok := n.m[kw]; ok && evaluatesProperties(v) {
-				exact = false
-			}
-		}
-	}
-	return nodes, all, exact
-}
-
-// evaluatesProperties: some subschema inside v could evaluate a property
-// (looked for as text, which over-approximates safely).
-func evaluatesProperties(v any) bool {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			switch k {
-			case "properties", "patternProperties", "additionalProperties", "unevaluatedProperties", "$ref", "$dynamicRef", "$recursiveRef":
-				return true
-			}
-			if evaluatesProperties(e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range v {
-			if evaluatesProperties(e) {
-				return true
-			}
-		}
-	}
-	return false
+	ev := r.tgtView().PropertyEvaluation(t.sub())
+	return nodesOf(ev.Subs), ev.All, ev.Exact
 }
 
 // possible reports whether some instance could satisfy v.

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/schemaview"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
@@ -307,7 +308,7 @@ func (r *run) subTarget(s view, t node, p path) []finding {
 		t.skip |= skRef
 	}
 	if !r.tgtD7 && t.skip&skDynRef == 0 {
-		for _, kw := range dynamicRefKeywords {
+		for _, kw := range schemaview.DynamicRefKeywords {
 			ref, ok := t.m[kw].(string)
 			if !ok {
 				continue

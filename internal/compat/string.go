@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"regexp/syntax"
 
+	"github.com/typeward/typeward/internal/schemaview"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
@@ -90,7 +91,7 @@ func quote(s string) string {
 // and has no assertion (a leading ^ aside) matches every string at its
 // start: ".*", "", "^a*", "x?".
 func (r *run) matchesEveryString(pat string) bool {
-	re := r.checker.regexps.get(pat)
+	re := schemaview.Regexp(pat)
 	if re == nil || !re.MatchString("") {
 		return false
 	}

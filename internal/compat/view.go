@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/schemaview"
 )
 
 // Keywords of a node already accounted for elsewhere: a source node whose
@@ -23,6 +23,19 @@ const (
 	skIf
 	skDynRef
 )
+
+// inPlaceSkips ties each in-place keyword to its skip bit and to what the
+// shared reader then need not follow.
+var inPlaceSkips = []struct {
+	keyword string
+	bit     uint16
+	follow  schemaview.Follow
+}{
+	{"$ref", skRef, schemaview.FollowRef},
+	{"$dynamicRef", skDynRef, schemaview.FollowDynamicRef},
+	{"$recursiveRef", skDynRef, schemaview.FollowDynamicRef},
+	{"allOf", skAllOf, schemaview.FollowAllOf},
+}
 
 // node is one subschema of a document: a boolean schema or an object.
 type node struct {
@@ -40,51 +53,32 @@ func newNode(v any, ptr string) node {
 	return node{v: v, m: m, ptr: ptr}
 }
 
-// child is the subschema under keyword (and, for maps and arrays of
-// schemas, under key).
-func (n node) child(keyword string, key ...string) (node, bool) {
-	v, ok := n.m[keyword]
-	ptr := n.ptr + "/" + keyword
-	for _, k := range key {
-		if !ok {
-			break
-		}
-		switch c := v.(type) {
-		case map[string]any:
-			v, ok = c[k]
-		case []any:
-			i, err := strconv.Atoi(k)
-			ok = err == nil && i >= 0 && i < len(c)
-			if ok {
-				v = c[i]
-			}
-		default:
-			ok = false
-		}
-		ptr += "/" + schema.EscapeToken(k)
-	}
-	if !ok {
-		return node{}, false
-	}
-	if _, isBool := v.(bool); !isBool {
-		if _, isMap := v.(map[string]any); !isMap {
-			return node{}, false // not a schema position
-		}
-	}
-	return newNode(v, ptr), true
-}
+// sub is n as the shared reader sees it; nodeOf is the way back.
+func (n node) sub() schemaview.Sub { return schemaview.Sub{V: n.v, M: n.m, Ptr: n.ptr} }
 
-// schemas lists the subschemas of an array-valued keyword (allOf, …).
-func (n node) schemas(keyword string) []node {
-	arr, _ := n.m[keyword].([]any)
-	out := make([]node, 0, len(arr))
-	for i := range arr {
-		if c, ok := n.child(keyword, strconv.Itoa(i)); ok {
-			out = append(out, c)
-		}
+func nodeOf(s schemaview.Sub) node { return node{v: s.V, m: s.M, ptr: s.Ptr} }
+
+func nodesOf(subs []schemaview.Sub) []node {
+	out := make([]node, len(subs))
+	for i, s := range subs {
+		out[i] = nodeOf(s)
 	}
 	return out
 }
+
+// child is the subschema under keyword (and, for maps and arrays of
+// schemas, under key).
+func (n node) child(keyword string, key ...string) (node, bool) {
+	c, ok := n.sub().Child(keyword, key...)
+	return nodeOf(c), ok
+}
+
+// schemas lists the subschemas of an array-valued keyword (allOf, …).
+func (n node) schemas(keyword string) []node { return nodesOf(n.sub().Schemas(keyword)) }
+
+// srcView and tgtView read the two documents through the shared reader.
+func (r *run) srcView() schemaview.View { return schemaview.Of(r.src) }
+func (r *run) tgtView() schemaview.View { return schemaview.Of(r.tgt) }
 
 // view is the source side of a comparison: an instance satisfies every
 // conjunct, none of the negated nodes, has every name in req when it is an
@@ -134,33 +128,24 @@ func (r *run) normalize(s view) (out view, empty bool) {
 				continue // a $ref cycle or a repeated schema: already a conjunct
 			}
 			seen[n.ptr] = true
-			if ref, ok := n.m["$ref"].(string); ok && n.skip&skRef == 0 {
-				v, ptr, err := r.src.ResolveFrom(n.ptr, ref)
-				if err == nil {
-					queue = append(queue, newNode(v, ptr))
-					if r.srcD7 {
-						continue // draft-07 ignores every sibling of $ref
-					}
+			// $ref (with draft-07's sibling rule), static dynamic references
+			// and allOf, each unless accounted for already; a dynamic
+			// reference that is not static is dropped, which only widens.
+			follow := schemaview.FollowAll
+			for _, k := range inPlaceSkips {
+				if n.skip&k.bit != 0 {
+					follow &^= k.follow
 				}
-				// An unresolvable $ref cannot occur in a loaded schema; ignoring
-				// it only widens the source, which is sound.
-				n.skip |= skRef
 			}
-			if n.skip&skDynRef == 0 && !r.srcD7 {
-				for _, kw := range dynamicRefKeywords {
-					if ref, ok := n.m[kw].(string); ok {
-						// Followed only where it is static (one resource);
-						// otherwise dropping it widens the source.
-						if v, ptr, ok := r.src.ResolveDynamic(n.ptr, ref); ok {
-							queue = append(queue, newNode(v, ptr))
-						}
-					}
+			in := r.srcView().InPlace(n.sub(), follow)
+			queue = append(append(queue, nodesOf(in.Refs)...), nodesOf(in.AllOf)...)
+			if in.Replaced {
+				continue // draft-07 ignores every sibling of $ref
+			}
+			for _, k := range inPlaceSkips {
+				if _, ok := n.m[k.keyword]; ok && !(k.bit == skDynRef && r.srcD7) {
+					n.skip |= k.bit
 				}
-				n.skip |= skDynRef
-			}
-			if _, ok := n.m["allOf"]; ok && n.skip&skAllOf == 0 {
-				queue = append(queue, n.schemas("allOf")...)
-				n.skip |= skAllOf
 			}
 			if c, ok := n.child("not"); ok {
 				negs = append(negs, c)
@@ -218,10 +203,6 @@ func (r *run) normalize(s view) (out view, empty bool) {
 	out = r.prune(out)
 	return out, out.types == 0
 }
-
-// dynamicRefKeywords are the references whose target depends on the
-// dynamic scope; in a document of one resource they are static.
-var dynamicRefKeywords = []string{"$dynamicRef", "$recursiveRef"}
 
 // srcDependentSchemaKeywords are the keywords whose map entries are
 // schemas applied when their key is present, in the source's dialect.
