@@ -30,7 +30,7 @@ func (r *run) oneOf(s view, t node, p path) []finding {
 func (r *run) union(s view, t node, p path, keyword string, exclusive bool) []finding {
 	branches := t.schemas(keyword)
 	results := make([][]finding, len(branches))
-	if r.fitsOne(s, branches, results, exclusive, p) {
+	if r.fitsOne(s, branches, results, exclusive, p) || r.coveredByBounds(s, branches, exclusive) {
 		return nil
 	}
 	if kinds := splitKinds(s.types); len(kinds) > 1 {
@@ -38,7 +38,7 @@ func (r *run) union(s view, t node, p path, keyword string, exclusive bool) []fi
 		for _, k := range kinds {
 			part := s
 			part.types = k
-			if !r.fitsOne(part, branches, make([][]finding, len(branches)), exclusive, p) {
+			if !r.fitsOne(part, branches, make([][]finding, len(branches)), exclusive, p) && !r.coveredByBounds(part, branches, exclusive) {
 				all = false
 				break
 			}

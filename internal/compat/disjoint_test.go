@@ -21,3 +21,25 @@ func TestDisjointTargets(t *testing.T) {
 		{name: "a contradictory source into false", src: `{"allOf":[{"type":"object","required":["a"]},{"not":{"required":["a"]}}]}`, tgt: `false`},
 	})
 }
+
+// A union of bound-only branches covers the source's range.
+func TestCoveredByBounds(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "two half-lines", src: `{"type":"number"}`, tgt: `{"anyOf":[{"type":"number","minimum":0},{"type":"number","exclusiveMaximum":0}]}`},
+		{name: "a gap at one point", src: `{"type":"number"}`, tgt: `{"anyOf":[{"minimum":0},{"exclusiveMaximum":0,"type":"number"},{"exclusiveMinimum":0}]}`},
+		{name: "no integer in the gap", src: `{"type":"integer"}`, tgt: `{"anyOf":[{"type":"integer","minimum":1},{"type":"integer","maximum":0}]}`},
+		{name: "the gap between 0 and 1 has fractions", src: `{"type":"number"}`, tgt: `{"anyOf":[{"type":"number","minimum":1},{"type":"number","maximum":0}]}`,
+			want: []string{"incompatible range_mismatch  /anyOf: source may be a value that target refuses (minimum) [witness 0.9 rejected at /anyOf/0/minimum]"}},
+		{name: "integer branches do not cover fractions", src: `{"type":"number","minimum":0,"maximum":2}`, tgt: `{"anyOf":[{"type":"integer"},{"type":"number","minimum":1}]}`,
+			want: []string{"incompatible type_mismatch  /anyOf: source may be a value that target refuses (type) [witness 0.1 rejected at /anyOf/0/type]"}},
+		{name: "a split range inside the source", src: `{"type":"integer","minimum":0,"maximum":10}`, tgt: `{"anyOf":[{"maximum":5},{"minimum":6,"type":"integer"}]}`},
+		{name: "lengths", src: `{"type":"string","minLength":3}`, tgt: `{"anyOf":[{"type":"string","minLength":5},{"type":"string","maxLength":4}]}`},
+		{name: "the empty string and the rest", src: `{"type":"string"}`, tgt: `{"anyOf":[{"minLength":1},{"maxLength":0}]}`},
+		{name: "disjoint oneOf ranges", src: `{"type":"integer","minimum":0}`, tgt: `{"oneOf":[{"type":"integer","minimum":0,"maximum":9},{"type":"integer","minimum":10}]}`},
+		{name: "overlapping oneOf ranges", src: `{"type":"integer","minimum":0}`, tgt: `{"oneOf":[{"type":"integer","maximum":10},{"type":"integer","minimum":10}]}`,
+			want: []string{"incompatible no_branch_matches  /oneOf: source may be a value that target refuses (oneOf) [witness 10 rejected at /oneOf]"}},
+		{name: "a huge bound is read exactly", src: `{"type":"integer","minimum":0}`, tgt: `{"anyOf":[{"type":"integer","maximum":1e400},{"type":"integer","minimum":1}]}`},
+		{name: "a branch with another keyword is no range", src: `{"type":"integer"}`, tgt: `{"anyOf":[{"type":"integer","minimum":1,"multipleOf":1},{"type":"integer","maximum":0,"not":{"const":5}}]}`,
+			want: []string{"unknown cannot_prove  /anyOf: cannot prove source fits target: it fits none of the branches as a whole (anyOf)"}},
+	})
+}
