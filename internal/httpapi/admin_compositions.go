@@ -7,25 +7,29 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/composition"
+	"github.com/typeward/typeward/internal/policy"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
-// validationJSON is the outcome of validating a composition.
+// validationJSON is the outcome of validating a composition, graded
+// under one validation mode.
 type validationJSON struct {
-	Valid  bool                  `json:"valid"`
-	Digest string                `json:"digest"`
-	Tools  []composition.ToolRef `json:"tools"`
-	Edges  []composition.EdgeRef `json:"edges"`
-	Issues []verdict.Issue       `json:"issues"`
+	Valid      bool                  `json:"valid"`
+	Validation policy.Mode           `json:"validation"`
+	Digest     string                `json:"digest"`
+	Tools      []composition.ToolRef `json:"tools"`
+	Edges      []composition.EdgeRef `json:"edges"`
+	Issues     []verdict.Issue       `json:"issues"`
 }
 
-func validationOf(res *composition.Result) validationJSON {
+func validationOf(res *composition.Result, m policy.Mode) validationJSON {
+	res = res.Under(m)
 	issues := res.Issues
 	if issues == nil {
 		issues = []verdict.Issue{}
 	}
-	return validationJSON{Valid: res.Valid(), Digest: res.Digest, Tools: res.Tools, Edges: res.Edges, Issues: issues}
+	return validationJSON{Valid: res.Valid(), Validation: m, Digest: res.Digest, Tools: res.Tools, Edges: res.Edges, Issues: issues}
 }
 
 // compositionJSON is a stored composition and its latest validation.
@@ -68,8 +72,21 @@ func (a *Admin) validate(r *http.Request, definition []byte) (*composition.Compo
 	return c, res, nil
 }
 
-// validateComposition is the dry run: validate, store nothing.
+// validateComposition is the dry run: validate, store nothing. The body
+// is the definition itself, so the validation mode to grade it under
+// (a client's, to see what that client would be answered) is the query
+// parameter validation, lenient by default.
 func (a *Admin) validateComposition(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if len(q["validation"]) > 1 {
+		a.fail(w, r, badRequest("validation may be given once"))
+		return
+	}
+	mode, err := policy.ParseMode(q.Get("validation"))
+	if err != nil {
+		a.fail(w, r, badRequest(err.Error()))
+		return
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		a.fail(w, r, err)
@@ -80,7 +97,7 @@ func (a *Admin) validateComposition(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, validationOf(res))
+	writeJSON(w, http.StatusOK, validationOf(res, mode))
 }
 
 // putComposition stores a definition, validates it and records the
@@ -147,5 +164,5 @@ func (a *Admin) record(w http.ResponseWriter, r *http.Request, c registry.Compos
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, status, map[string]any{"composition": compositionOf(rec.Composition), "validation": validationOf(rec.Result)})
+	writeJSON(w, status, map[string]any{"composition": compositionOf(rec.Composition), "validation": validationOf(rec.Result, policy.Lenient)})
 }

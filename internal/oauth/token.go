@@ -190,7 +190,7 @@ func (s *Service) checkComposition(ctx context.Context, client *clients.Client, 
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.validated(ctx, client, details)
+	v, issues, err := s.validated(ctx, client, details)
 	if err != nil {
 		refused := AsError(err).Issues // by the allow-list, before validation
 		for _, is := range refused {
@@ -200,7 +200,6 @@ func (s *Service) checkComposition(ctx context.Context, client *clients.Client, 
 		return nil, err
 	}
 	rec.CompositionDigest, rec.Tools, rec.IssueCodes = v.result.Digest, v.tools, v.issueCodes
-	issues := v.result.Issues
 	if denied := s.allowListIssues(client, v.result.Tools); denied != nil {
 		issues = append(slices.Clone(issues), denied...)
 		rec.IssueCodes = slices.Clone(rec.IssueCodes)
@@ -275,8 +274,10 @@ func (s *Service) audience(client *clients.Client, resource string) (string, err
 // stored definition they name) were validated since the last registry
 // change. A composition naming a tool outside the client's allow-list is
 // refused before it is validated, so it never costs a validation nor a
-// cache entry.
-func (s *Service) validated(ctx context.Context, client *clients.Client, details string) (*validation, error) {
+// cache entry. The cached validation is graded lenient; issues is its
+// list graded under the client's validation mode, the one the request is
+// judged by.
+func (s *Service) validated(ctx context.Context, client *clients.Client, details string) (v *validation, issues []verdict.Issue, err error) {
 	started, hit := time.Now(), true
 	caches := s.caches()
 	gen := caches.inline.Generation()
@@ -284,30 +285,31 @@ func (s *Service) validated(ctx context.Context, client *clients.Client, details
 	if !ok {
 		cr, err := ParseAuthorizationDetails(details)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if cr.ID == "" {
 			hit = false
 			if v, err = s.validate(ctx, client, cr.Inline, caches.inline, details, gen); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		} else {
 			stored, err := s.Compositions.Composition(ctx, cr.ID)
 			if errors.Is(err, registry.ErrNotFound) {
-				return nil, badRequest(CodeInvalidAuthorizationDetails, "no stored composition named "+truncate(cr.ID, 128))
+				return nil, nil, badRequest(CodeInvalidAuthorizationDetails, "no stored composition named "+truncate(cr.ID, 128))
 			} else if err != nil {
-				return nil, serverError(err)
+				return nil, nil, serverError(err)
 			}
 			key := string(stored.Definition)
 			gen = caches.stored.Generation()
 			if v, ok = caches.stored.Get(key); !ok {
 				hit = false
 				if v, err = s.validate(ctx, client, stored.Definition, caches.stored, key, gen); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			}
 		}
 	}
+	issues = v.result.Under(client.Validation.OrLenient()).Issues
 	if s.Metrics != nil {
 		// Every decision counts, cached or not: a dashboard of validations
 		// must not go quiet when the cache answers.
@@ -317,11 +319,11 @@ func (s *Service) validated(ctx context.Context, client *clients.Client, details
 		}
 		s.Metrics.ValidationDuration.WithLabelValues(cache).Observe(time.Since(started).Seconds())
 		s.Metrics.CompositionEdges.Observe(float64(v.edges))
-		for _, is := range v.result.Issues {
+		for _, is := range issues {
 			s.Metrics.ValidationIssues.WithLabelValues(string(is.Severity), is.Code).Inc()
 		}
 	}
-	return v, nil
+	return v, issues, nil
 }
 
 // validate parses doc, checks its tools against the client's allow-list,
