@@ -1,20 +1,23 @@
 // Package ratelimit is a per-key token bucket limiter (one bucket per
-// client, per address, …) with bounded memory: buckets that have refilled
-// are forgotten, since a full bucket and an absent one behave the same,
-// and at most MaxKeys are held.
+// client, per address, …) with bounded memory: the buckets are held in an
+// internal/cache, at most MaxKeys of them within MaxBytes, the least
+// recently used dropped first (a dropped bucket and a full one behave the
+// same, so at worst a debt is forgiven).
 //
 // Each bucket is a golang.org/x/time/rate Limiter; this package adds the
 // keys, the bound, and the answer a refusal needs (how long to wait).
 package ratelimit
 
 import (
-	"container/list"
 	"fmt"
 	"math"
 	"sync"
 	"time"
+	"unsafe"
 
 	"golang.org/x/time/rate"
+
+	"github.com/typeward/typeward/internal/cache"
 )
 
 // Config of a Limiter.
@@ -26,30 +29,33 @@ type Config struct {
 	// MaxKeys caps the buckets held (default 100000). Beyond it, the least
 	// recently used bucket is dropped, which at worst forgives its debt.
 	MaxKeys int
+	// MaxBytes caps the memory the buckets and their keys account for
+	// (default DefaultMaxBytes), whatever the keys' lengths.
+	MaxBytes int64
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
 
-// DefaultMaxKeys is the bucket cap when Config.MaxKeys is 0.
-const DefaultMaxKeys = 100_000
+// Defaults of Config.
+const (
+	DefaultMaxKeys = 100_000
+	// DefaultMaxBytes holds DefaultMaxKeys buckets of keys up to a few
+	// hundred bytes (a client id is at most 256).
+	DefaultMaxBytes = 64 << 20
+)
+
+// bucketBytes is what a bucket costs beside its key.
+const bucketBytes = int64(unsafe.Sizeof(rate.Limiter{}))
 
 // Limiter holds one token bucket per key. It is safe for concurrent use.
 type Limiter struct {
-	rate    rate.Limit
-	burst   int
-	refill  time.Duration // from empty to full
-	maxKeys int
-	now     func() time.Time
+	rate  rate.Limit
+	burst int
+	now   func() time.Time
 
+	// mu makes finding (or making) a bucket and taking from it one step.
 	mu      sync.Mutex
-	buckets map[string]*list.Element // of *bucket
-	lru     *list.List               // front: most recently used
-}
-
-type bucket struct {
-	key  string
-	lim  *rate.Limiter
-	full time.Time // when the bucket is full again, as of its last use
+	buckets *cache.Cache[string, *rate.Limiter]
 }
 
 // New checks cfg and returns a Limiter.
@@ -64,18 +70,18 @@ func New(cfg Config) (*Limiter, error) {
 	if cfg.MaxKeys < 0 {
 		return nil, fmt.Errorf("ratelimit: max keys %d is negative", cfg.MaxKeys)
 	}
-	l := &Limiter{
-		rate:    rate.Limit(cfg.Rate),
-		burst:   cfg.Burst,
-		refill:  time.Duration(math.Ceil(refill)),
-		maxKeys: cfg.MaxKeys,
-		now:     cfg.Now,
-		buckets: map[string]*list.Element{},
-		lru:     list.New(),
+	if cfg.MaxBytes < 0 {
+		return nil, fmt.Errorf("ratelimit: max bytes %d is negative", cfg.MaxBytes)
 	}
-	if l.maxKeys == 0 {
-		l.maxKeys = DefaultMaxKeys
+	if cfg.MaxKeys == 0 {
+		cfg.MaxKeys = DefaultMaxKeys
 	}
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = DefaultMaxBytes
+	}
+	l := &Limiter{rate: rate.Limit(cfg.Rate), burst: cfg.Burst, now: cfg.Now,
+		buckets: cache.New(cache.Config[string, *rate.Limiter]{MaxBytes: cfg.MaxBytes, MaxEntries: cfg.MaxKeys,
+			Size: func(key string, _ *rate.Limiter) int64 { return int64(len(key)) + bucketBytes }})}
 	if l.now == nil {
 		l.now = time.Now
 	}
@@ -89,13 +95,16 @@ func (l *Limiter) Allow(key string) (ok bool, wait time.Duration) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.forgetRefilled(now)
-	b := l.bucket(key, now)
+	b, found := l.buckets.Get(key)
+	if !found {
+		b = rate.NewLimiter(l.rate, l.burst)
+		b.SetLimitAt(now, l.rate) // start the bucket's clock (full) at now, not at the epoch
+		l.buckets.Put(key, b)
+	}
 	if wait := l.wait(b, now); wait > 0 {
 		return false, wait
 	}
-	b.lim.AllowN(now, 1)
-	b.full = now.Add(time.Duration(math.Ceil(float64(l.burst)-b.lim.TokensAt(now)) / float64(l.rate) * float64(time.Second)))
+	b.AllowN(now, 1)
 	return true, 0
 }
 
@@ -105,17 +114,17 @@ func (l *Limiter) Blocked(key string) (blocked bool, wait time.Duration) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	e, ok := l.buckets[key]
+	b, ok := l.buckets.Get(key)
 	if !ok {
 		return false, 0
 	}
-	wait = l.wait(e.Value.(*bucket), now)
+	wait = l.wait(b, now)
 	return wait > 0, wait
 }
 
 // wait is how long until b holds a whole token; 0 when it does.
-func (l *Limiter) wait(b *bucket, now time.Time) time.Duration {
-	missing := 1 - b.lim.TokensAt(now)
+func (l *Limiter) wait(b *rate.Limiter, now time.Time) time.Duration {
+	missing := 1 - b.TokensAt(now)
 	if missing <= 1e-9 { // float tokens: a nanosecond's worth is a whole one
 		return 0
 	}
@@ -123,44 +132,11 @@ func (l *Limiter) wait(b *bucket, now time.Time) time.Duration {
 	return max(time.Duration(math.Round(missing/float64(l.rate)*1e6))*time.Microsecond, time.Microsecond)
 }
 
+// Stats are the bucket cache's: buckets held, their bytes, evictions.
+func (l *Limiter) Stats() cache.Stats { return l.buckets.Stats() }
+
 // Len returns how many buckets are held.
-func (l *Limiter) Len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.lru.Len()
-}
-
-// bucket returns key's bucket, most recently used now, creating a full one.
-func (l *Limiter) bucket(key string, now time.Time) *bucket {
-	if e, ok := l.buckets[key]; ok {
-		l.lru.MoveToFront(e)
-		return e.Value.(*bucket)
-	}
-	if l.lru.Len() >= l.maxKeys {
-		oldest := l.lru.Back()
-		l.lru.Remove(oldest)
-		delete(l.buckets, oldest.Value.(*bucket).key)
-	}
-	lim := rate.NewLimiter(l.rate, l.burst)
-	lim.SetLimitAt(now, l.rate) // start the bucket's clock (full) at now, not at the epoch
-	b := &bucket{key: key, lim: lim, full: now}
-	l.buckets[key] = l.lru.PushFront(b)
-	return b
-}
-
-// forgetRefilled drops least recently used buckets that are full by now.
-// It stops at the first that is not, so its cost is amortised over the
-// requests that created the buckets.
-func (l *Limiter) forgetRefilled(now time.Time) {
-	for e := l.lru.Back(); e != nil; e = l.lru.Back() {
-		b := e.Value.(*bucket)
-		if b.full.After(now) {
-			return
-		}
-		l.lru.Remove(e)
-		delete(l.buckets, b.key)
-	}
-}
+func (l *Limiter) Len() int { return l.buckets.Len() }
 
 // RetryAfterSeconds rounds a wait up to whole seconds, at least 1, as the
 // Retry-After header (RFC 9110 §10.2.3) needs.

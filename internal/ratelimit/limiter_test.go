@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -79,24 +80,28 @@ func TestTokenBucket(t *testing.T) {
 	}
 }
 
-// Buckets that have refilled are forgotten, so idle clients cost nothing.
-func TestIdleBucketsAreEvicted(t *testing.T) {
-	l, c := newLimiter(t, 1, 5, 0)
-	for i := range 100 {
-		l.Allow("client-" + strconv.Itoa(i))
+// MaxBytes bounds the memory whatever the keys' lengths (claimed client
+// ids are the caller's choice): long keys hold fewer buckets.
+func TestMaxBytesBoundsMemory(t *testing.T) {
+	c := &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	const budget = 64 << 10
+	l, err := ratelimit.New(ratelimit.Config{Rate: 1, Burst: 1, MaxBytes: budget, Now: c.now})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := l.Len(); n != 100 {
-		t.Fatalf("Len = %d after 100 clients", n)
+	long := strings.Repeat("x", 256)
+	for i := range 1000 {
+		l.Allow(long + strconv.Itoa(i))
 	}
-	c.advance(999 * time.Millisecond) // one token short of full
-	l.Allow("client-0")
-	if n := l.Len(); n != 100 {
-		t.Fatalf("Len = %d; a bucket that was not yet full was dropped", n)
+	st := l.Stats()
+	if st.Bytes > budget || st.Entries == 0 || st.Entries+int(st.Evictions) != 1000 {
+		t.Fatalf("stats %+v after 1000 keys of 256 bytes, want at most %d bytes", st, budget)
 	}
-	c.advance(time.Millisecond) // all but client-0 are full again
-	l.Allow("fresh")
-	if n := l.Len(); n != 2 {
-		t.Errorf("Len = %d, want 2 (client-0, used recently, and fresh)", n)
+	if ok, _ := l.Allow(long + "999"); ok {
+		t.Error("the most recent bucket was dropped")
+	}
+	if ok, _ := l.Allow(long + "0"); !ok {
+		t.Error("the oldest bucket was kept past the byte budget")
 	}
 }
 
@@ -130,6 +135,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{ratelimit.Config{Rate: -1, Burst: 1}, "ratelimit: rate -1 must be a positive number of at most 1e9 per second"},
 		{ratelimit.Config{Rate: 1, Burst: 0}, "ratelimit: burst 0 must be at least 1, with burst/rate under 100 years"},
 		{ratelimit.Config{Rate: 1, Burst: 1, MaxKeys: -1}, "ratelimit: max keys -1 is negative"},
+		{ratelimit.Config{Rate: 1, Burst: 1, MaxBytes: -1}, "ratelimit: max bytes -1 is negative"},
 	} {
 		if _, err := ratelimit.New(tc.cfg); err == nil || err.Error() != tc.want {
 			t.Errorf("New(%+v) = %v, want %q", tc.cfg, err, tc.want)

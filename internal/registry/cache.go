@@ -2,24 +2,26 @@ package registry
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
+
+	"github.com/typeward/typeward/internal/cache"
 )
+
+// DefaultCacheBytes bounds a Cache made by NewCache: thousands of tools
+// with schemas of a few KiB each.
+const DefaultCacheBytes = 64 << 20
 
 // Cache is a read-through Resolver in front of another (a Store): it keeps
 // compiled schemas per (name, version asked for) until told that the tool
-// changed. Errors are not cached. Keep it current by passing every Change
-// to Invalidate (memory.Registry.Watch, postgres.Listener) and call Reset
+// changed, within a budget of bytes (least recently used first out).
+// Errors are not cached. Keep it current by passing every Change to
+// Invalidate (memory.Registry.Watch, postgres.Listener) and call Reset
 // when changes may have been missed.
 type Cache struct {
-	source Resolver
+	source  Resolver
+	entries *cache.Cache[cacheKey, *ResolvedTool]
 
-	mu      sync.RWMutex
-	entries map[cacheKey]*ResolvedTool
-	byTool  map[string]map[cacheKey]struct{} // bare tool name -> its keys
-	epoch   uint64                           // bumped by every invalidation
-
-	hits, misses, invalidations, resets atomic.Uint64
+	invalidations, resets atomic.Uint64
 }
 
 type cacheKey struct {
@@ -30,48 +32,54 @@ type cacheKey struct {
 // CacheStats are the cache's counters since it was made; the server
 // exports them as typeward_registry_cache_*_total.
 type CacheStats struct {
-	Hits, Misses, Invalidations, Resets uint64
-	Entries                             int
+	Hits, Misses, Invalidations, Resets, Evictions uint64
+	Entries                                        int
+	Bytes                                          int64
 }
 
 var _ Resolver = (*Cache)(nil)
 
-// NewCache returns an empty cache over source.
-func NewCache(source Resolver) *Cache {
-	return &Cache{source: source, entries: map[cacheKey]*ResolvedTool{}, byTool: map[string]map[cacheKey]struct{}{}}
+// NewCache returns an empty cache over source bounded by DefaultCacheBytes.
+func NewCache(source Resolver) *Cache { return NewBoundedCache(source, DefaultCacheBytes) }
+
+// NewBoundedCache returns an empty cache over source holding at most
+// maxBytes (which must be positive) of accounted entries.
+func NewBoundedCache(source Resolver, maxBytes int64) *Cache {
+	return &Cache{source: source, entries: cache.New(cache.Config[cacheKey, *ResolvedTool]{
+		MaxBytes: maxBytes, Size: resolvedSize})}
+}
+
+// resolvedSize accounts an entry by its schemas' canonical text: schemas
+// compile lazily, so walking them when cached would miss what they grow
+// to; compiled, they take several times their text, and 8x keeps the
+// bound on the safe side.
+func resolvedSize(k cacheKey, rt *ResolvedTool) int64 {
+	n := int64(len(k.name) + len(rt.Server) + len(rt.Name) + len(rt.Digest))
+	if rt.Input != nil {
+		n += 8 * int64(len(rt.Input.Canonical))
+	}
+	if rt.Output != nil {
+		n += 8 * int64(len(rt.Output.Canonical))
+	}
+	return n
 }
 
 // ResolveTool implements Resolver. The result is the caller's to keep; the
 // schemas it points to are shared and must not be modified.
 func (c *Cache) ResolveTool(ctx context.Context, name string, version int) (*ResolvedTool, error) {
 	key := cacheKey{name, version}
-	c.mu.RLock()
-	rt, ok := c.entries[key]
-	epoch := c.epoch
-	c.mu.RUnlock()
-	if ok {
-		c.hits.Add(1)
+	gen := c.entries.Generation()
+	if rt, ok := c.entries.Get(key); ok {
 		clone := *rt
 		return &clone, nil
 	}
-	c.misses.Add(1)
 	rt, err := c.source.ResolveTool(ctx, name, version)
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
 	// An invalidation while we were reading may concern what we read: then
 	// answer it but do not keep it.
-	if c.epoch == epoch {
-		c.entries[key] = rt
-		keys := c.byTool[rt.Name]
-		if keys == nil {
-			keys = map[cacheKey]struct{}{}
-			c.byTool[rt.Name] = keys
-		}
-		keys[key] = struct{}{}
-	}
-	c.mu.Unlock()
+	c.entries.PutAt(gen, key, rt)
 	clone := *rt
 	return &clone, nil
 }
@@ -81,29 +89,18 @@ func (c *Cache) ResolveTool(ctx context.Context, name string, version int) (*Res
 // removal can make it resolve elsewhere.
 func (c *Cache) Invalidate(change Change) {
 	c.invalidations.Add(1)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.epoch++
-	for key := range c.byTool[change.Name] {
-		delete(c.entries, key)
-	}
-	delete(c.byTool, change.Name)
+	c.entries.DeleteFunc(func(_ cacheKey, rt *ResolvedTool) bool { return rt.Name == change.Name })
 }
 
 // Reset drops everything.
 func (c *Cache) Reset() {
 	c.resets.Add(1)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.epoch++
-	c.entries = map[cacheKey]*ResolvedTool{}
-	c.byTool = map[string]map[cacheKey]struct{}{}
+	c.entries.Clear()
 }
 
 // Stats reads the counters.
 func (c *Cache) Stats() CacheStats {
-	c.mu.RLock()
-	n := len(c.entries)
-	c.mu.RUnlock()
-	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Invalidations: c.invalidations.Load(), Resets: c.resets.Load(), Entries: n}
+	st := c.entries.Stats()
+	return CacheStats{Hits: st.Hits, Misses: st.Misses, Invalidations: c.invalidations.Load(), Resets: c.resets.Load(),
+		Evictions: st.Evictions, Entries: st.Entries, Bytes: st.Bytes}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -136,5 +137,37 @@ func TestCacheIsSafeForConcurrentUse(t *testing.T) {
 	wg.Wait()
 	if st := cache.Stats(); st.Hits+st.Misses != 1600 {
 		t.Errorf("stats %+v, want 1600 lookups", st)
+	}
+}
+
+// TestCacheIsBounded: however many tools are resolved, the cache holds no
+// more than its budget; the least recently used goes first and is read
+// from the store again when asked for.
+func TestCacheIsBounded(t *testing.T) {
+	ctx := context.Background()
+	store := memory.NewRegistry()
+	source := &countingResolver{Resolver: store}
+	const budget = 16 << 10
+	cache := registry.NewBoundedCache(source, budget)
+	store.Watch(cache.Invalidate)
+	const tools = 200
+	for i := range tools {
+		declareIn(t, store, "a", "tool"+strconv.Itoa(i), inQ)
+	}
+	for i := range tools {
+		if _, err := cache.ResolveTool(ctx, "a/tool"+strconv.Itoa(i), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := cache.Stats()
+	if st.Bytes > budget || st.Evictions == 0 || st.Entries == 0 || st.Entries+int(st.Evictions) != tools {
+		t.Fatalf("stats %+v after %d tools, want at most %d bytes and the rest evicted", st, tools, budget)
+	}
+	reads := source.reads
+	if _, err := cache.ResolveTool(ctx, "a/tool"+strconv.Itoa(tools-1), 0); err != nil || source.reads != reads {
+		t.Errorf("the most recent tool was not kept (%d store reads, %v)", source.reads-reads, err)
+	}
+	if _, err := cache.ResolveTool(ctx, "a/tool0", 0); err != nil || source.reads != reads+1 {
+		t.Errorf("the first tool was not evicted (%d store reads, %v)", source.reads-reads, err)
 	}
 }
