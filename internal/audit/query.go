@@ -57,6 +57,11 @@ type Store interface {
 	// Query returns one page, ordered by time then id, newest first. The
 	// keyset cursor makes pages stable while records are appended.
 	Query(ctx context.Context, q Query) (Page, error)
+	// Aggregate counts the records of a window per UTC hour and outcome,
+	// and the refusals per reason (see Summary), without reading them
+	// out: a chart stays right however many records the window holds.
+	// A window that fails Check is ErrInvalidQuery.
+	Aggregate(ctx context.Context, w Window) (Summary, error)
 	// Retain applies the retention period at time now: records older than
 	// now-retention go (retention 0 keeps everything). A store may keep an
 	// older record a little longer, never a newer one shorter: Postgres

@@ -88,20 +88,27 @@ func TestCIBAEndToEnd(t *testing.T) {
 	}
 }
 
-func cibaEndToEnd(t *testing.T, h *harness) {
-	admin := h.adminToken()
+// registerExamples declares the example tools (the database mode has no
+// examples loaded; in embedded mode this is a no-op new version check).
+func registerExamples(t *testing.T, h *harness, admin string) {
+	t.Helper()
 	var reg struct{ Tools []json.RawMessage }
 	raw, err := os.ReadFile("../../examples/registry.json")
 	if err != nil || json.Unmarshal(raw, &reg) != nil {
 		t.Fatal(err)
 	}
-	for _, tool := range reg.Tools { // the database has no examples loaded
+	for _, tool := range reg.Tools {
 		var named struct{ Name string }
 		_ = json.Unmarshal(tool, &named)
 		if r := h.admin(http.MethodPut, "/admin/v1/tools/"+named.Name, admin, []byte(tool)); r.status >= 300 {
 			t.Fatalf("register %s: %d", named.Name, r.status)
 		}
 	}
+}
+
+func cibaEndToEnd(t *testing.T, h *harness) {
+	admin := h.adminToken()
+	registerExamples(t, h, admin)
 	c := h.createClient(admin, map[string]any{"client_name": "nightly <b>runner</b>", "allowed_tools": []string{"*"},
 		"allowed_audiences": []string{routerAud}, "approval": "mutating"})
 	valid := compositionDetails(t, "../../examples/pipeline-valid.json")

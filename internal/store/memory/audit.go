@@ -125,3 +125,13 @@ func (s *Audit) Query(_ context.Context, q audit.Query) (audit.Page, error) {
 	}
 	return page, nil
 }
+
+// Aggregate implements audit.Store.
+func (s *Audit) Aggregate(_ context.Context, w audit.Window) (audit.Summary, error) {
+	if err := w.Check(); err != nil {
+		return audit.Summary{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return audit.Summarize(s.records, w), nil
+}

@@ -22,6 +22,7 @@ func testIssuance(id, client string, outcome audit.Outcome, at time.Duration) *a
 func RunAudit(t *testing.T, newStore func(t *testing.T) audit.Store) {
 	ctx := context.Background()
 	runAuditIssues(t, newStore)
+	runAuditAggregate(t, newStore)
 
 	t.Run("RoundTripEveryField", func(t *testing.T) {
 		t.Parallel()
