@@ -1,30 +1,43 @@
 package composition
 
-import "sync"
+import (
+	"github.com/typeward/typeward/internal/cache"
+	"github.com/typeward/typeward/internal/schema"
+)
 
-// maxCached bounds each cache of a Validator: a server validating hostile
-// compositions must not grow one without end, so a full cache starts over.
-const maxCached = 4096
+// A Validator's caches memoize pure functions of a schema (keyed by its
+// digest) across validations, on internal/cache: each is bounded by the
+// bytes its entries hold, so hostile compositions evict old entries instead
+// of growing memory. Values are shared and never modified.
+const (
+	pathCacheBytes  = 8 << 20  // each of the source, target and required-input caches
+	synthCacheBytes = 32 << 20 // synthesized schemas
+	// schemaBytesPerCanonicalByte charges a synthesized schema for its
+	// decoded tree, canonical form and compiled validators: the corpus's
+	// input schemas, loaded with their root compiled, hold ~17 heap bytes
+	// per canonical byte; subschemas compiled later add more.
+	schemaBytesPerCanonicalByte = 32
+)
 
-// boundedCache memoizes pure functions of a schema (keyed by its digest)
-// across validations. Values are shared and never modified.
-type boundedCache[V any] struct {
-	mu sync.Mutex
-	m  map[string]V
-}
-
-func (c *boundedCache[V]) get(key string) (V, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	v, ok := c.m[key]
-	return v, ok
-}
-
-func (c *boundedCache[V]) put(key string, v V) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxCached {
-		c.m = make(map[string]V)
+// sourceKey and targetKey name a path resolution; the path is in its
+// String form (Path holds a slice, so it is not comparable itself).
+type (
+	sourceKey struct {
+		digest, path string
+		each         bool
 	}
-	c.m[key] = v
+	targetKey struct{ digest, path string }
+	synthKey  struct{ digest, fragment string }
+)
+
+// newPathCache sizes entries by what they reach (cache.Sizeof).
+func newPathCache[K comparable, V any](maxBytes int64) *cache.Cache[K, V] {
+	return cache.New(cache.Config[K, V]{MaxBytes: maxBytes})
+}
+
+func newSynthCache(maxBytes int64) *cache.Cache[synthKey, *schema.Schema] {
+	return cache.New(cache.Config[synthKey, *schema.Schema]{MaxBytes: maxBytes,
+		Size: func(k synthKey, s *schema.Schema) int64 {
+			return int64(len(k.digest)+len(k.fragment)) + schemaBytesPerCanonicalByte*int64(len(s.Canonical))
+		}})
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/typeward/typeward/internal/cache"
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/schema"
 )
@@ -20,7 +21,7 @@ const synthesizedKey = "typeward:source"
 // local $ref of the original still resolves and every original pointer keeps
 // its meaning.
 type synthesizer struct {
-	cache boundedCache[*schema.Schema]
+	cache *cache.Cache[synthKey, *schema.Schema]
 }
 
 func (s *synthesizer) node(doc *schema.Schema, f sourceField) (compat.Node, error) {
@@ -32,13 +33,13 @@ func (s *synthesizer) node(doc *schema.Schema, f sourceField) (compat.Node, erro
 	if err != nil {
 		return compat.Node{}, err
 	}
-	key := doc.Digest + "\x00" + string(canon)
-	synth, ok := s.cache.get(key)
+	key := synthKey{doc.Digest, string(canon)}
+	synth, ok := s.cache.Get(key)
 	if !ok {
 		if synth, err = withDefinition(doc, fragment); err != nil {
 			return compat.Node{}, err
 		}
-		s.cache.put(key, synth)
+		s.cache.Put(key, synth)
 	}
 	return compat.Node{Schema: synth, Pointer: "/" + definitionsKeyword(doc) + "/" + schema.EscapeToken(synthesizedKey)}, nil
 }

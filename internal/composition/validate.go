@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/typeward/typeward/internal/cache"
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/policy"
 	"github.com/typeward/typeward/internal/registry"
@@ -28,9 +29,9 @@ type Validator struct {
 	checker      typeChecker
 	synth        synthesizer
 	// Path resolutions depend only on the schema and the path.
-	sources  boundedCache[resolvedSource]
-	targets  boundedCache[resolvedTarget]
-	required boundedCache[[]string]
+	sources  *cache.Cache[sourceKey, resolvedSource]
+	targets  *cache.Cache[targetKey, resolvedTarget]
+	required *cache.Cache[string, []string] // by digest
 }
 
 type resolvedSource struct {
@@ -44,30 +45,30 @@ type resolvedTarget struct {
 }
 
 func (v *Validator) resolveSource(doc *schema.Schema, p Path, each bool) (sourceField, *fieldProblem) {
-	key := fmt.Sprintf("%s\x00%t\x00%s", doc.Digest, each, p)
-	r, ok := v.sources.get(key)
+	key := sourceKey{doc.Digest, p.String(), each}
+	r, ok := v.sources.Get(key)
 	if !ok {
 		r.field, r.problem = resolveSource(newSchemaView(doc), p, each)
-		v.sources.put(key, r)
+		v.sources.Put(key, r)
 	}
 	return r.field, r.problem
 }
 
 func (v *Validator) resolveTarget(doc *schema.Schema, p Path) (targetField, *fieldProblem) {
-	key := doc.Digest + "\x00" + p.String()
-	r, ok := v.targets.get(key)
+	key := targetKey{doc.Digest, p.String()}
+	r, ok := v.targets.Get(key)
 	if !ok {
 		r.field, r.problem = resolveTarget(newSchemaView(doc), p)
-		v.targets.put(key, r)
+		v.targets.Put(key, r)
 	}
 	return r.field, r.problem
 }
 
 func (v *Validator) requiredInputs(doc *schema.Schema) []string {
-	names, ok := v.required.get(doc.Digest)
+	names, ok := v.required.Get(doc.Digest)
 	if !ok {
 		names = requiredInputs(newSchemaView(doc))
-		v.required.put(doc.Digest, names)
+		v.required.Put(doc.Digest, names)
 	}
 	return names
 }
@@ -79,7 +80,9 @@ func NewValidator(tools registry.Resolver, compositions Compositions, checker *c
 	if checker == nil {
 		checker = compat.NewChecker()
 	}
-	return &Validator{tools: tools, compositions: compositions, checker: checker}
+	return &Validator{tools: tools, compositions: compositions, checker: checker, synth: synthesizer{cache: newSynthCache(synthCacheBytes)},
+		sources: newPathCache[sourceKey, resolvedSource](pathCacheBytes), targets: newPathCache[targetKey, resolvedTarget](pathCacheBytes),
+		required: newPathCache[string, []string](pathCacheBytes)}
 }
 
 // Result is the outcome of one validation: every issue, and what an access
