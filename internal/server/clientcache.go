@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/typeward/typeward/internal/cache"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/policy"
@@ -17,6 +19,10 @@ const (
 	clientCacheTTL     = 10 * time.Second
 	clientCacheEntries = 10_000
 	clientCacheBytes   = 16 << 20 // a client record is well under 1 KiB
+	// clientReadTimeout bounds a store read shared by concurrent misses:
+	// it runs on none of their contexts, since the first caller leaving
+	// must not fail the others.
+	clientReadTimeout = 10 * time.Second
 )
 
 // cachedClients is a clients.Store whose Get is served from memory for a
@@ -26,6 +32,10 @@ type cachedClients struct {
 	clients.Store
 	now     func() time.Time
 	entries *cache.Cache[string, cachedClient]
+	// reads makes concurrent misses for one client one store read: a
+	// burst of a cold client's requests (after start, or every TTL) would
+	// otherwise each go to the store.
+	reads singleflight.Group
 }
 
 type cachedClient struct {
@@ -40,26 +50,39 @@ func newCachedClients(s clients.Store) *cachedClients {
 
 // Get returns a copy the caller may modify, like every Store.
 func (c *cachedClients) Get(ctx context.Context, id string) (*clients.Client, error) {
-	now := c.now()
-	gen := c.entries.Generation()
-	e, ok := c.entries.Get(id)
-	if ok && now.Before(e.expires) {
+	if e, ok := c.entries.Get(id); ok && c.now().Before(e.expires) {
 		return e.client.Clone(), nil
 	}
-	got, err := c.Store.Get(ctx, id)
-	if err != nil {
-		return nil, err
+	read := c.reads.DoChan(id, func() (any, error) {
+		now := c.now()
+		gen := c.entries.Generation()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), clientReadTimeout)
+		defer cancel()
+		got, err := c.Store.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		// Not kept when this replica changed a client meanwhile: the read
+		// may predate the change.
+		c.entries.PutAt(gen, id, cachedClient{client: got, expires: now.Add(clientCacheTTL)})
+		return got, nil
+	})
+	select {
+	case r := <-read:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*clients.Client).Clone(), nil // shared by every caller of the read and the cache
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	// Not kept when this replica changed a client meanwhile: the read
-	// may predate the change.
-	c.entries.PutAt(gen, id, cachedClient{client: got.Clone(), expires: now.Add(clientCacheTTL)})
-	return got, nil
 }
 
 // forget drops id's entry and bumps the generation, so that a read racing
 // with the change is not cached.
 func (c *cachedClients) forget(id string) {
 	c.entries.DeleteFunc(func(k string, _ cachedClient) bool { return k == id })
+	c.reads.Forget(id) // a Get from now on reads anew, not joining a read begun before the change
 }
 
 func (c *cachedClients) Update(ctx context.Context, cl *clients.Client) error {
