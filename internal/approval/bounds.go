@@ -2,6 +2,7 @@ package approval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -42,8 +43,25 @@ func CheckText(name, s string, maxRunes int) error {
 	return nil
 }
 
-// Decide records a person's decision after checking its bounds.
-func Decide(ctx context.Context, s Store, id string, d Decision) error {
+// ErrNoLongerValid is wrapped, with the reason, by Decide for an approval
+// refused at the click: the composition no longer validates as its
+// redemption would check it (a tool changed or vanished, the client's
+// allow-list or validation mode changed, the client is gone).
+var ErrNoLongerValid = errors.New("the composition can no longer be approved")
+
+// Revalidator checks a request's composition against the registry as it
+// is now, as redemption will check it: nil when a token would be issued,
+// an error wrapping ErrNoLongerValid when not, any other error when the
+// check itself failed.
+type Revalidator interface {
+	Revalidate(ctx context.Context, r *Request) error
+}
+
+// Decide records a person's decision after checking its bounds. An
+// approval first re-validates the composition (v), so a person is never
+// recorded approving what can no longer be issued; redemption checks
+// again, since the registry may change between the click and the token.
+func Decide(ctx context.Context, s Store, v Revalidator, id string, d Decision) error {
 	if d.By == "" {
 		return fmt.Errorf("a decision needs the deciding person")
 	}
@@ -52,6 +70,21 @@ func Decide(ctx context.Context, s Store, id string, d Decision) error {
 	}
 	if err := CheckText("the decider", d.By, MaxDeciderName); err != nil {
 		return err
+	}
+	if d.Approve {
+		r, err := s.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if r.Status != Pending || r.Expired(d.At) {
+			return fmt.Errorf("request %s: %w", id, ErrNotPending)
+		}
+		if v == nil {
+			return fmt.Errorf("approvals need a revalidator")
+		}
+		if err := v.Revalidate(ctx, r); err != nil {
+			return err
+		}
 	}
 	return s.Decide(ctx, id, d)
 }

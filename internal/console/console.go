@@ -52,6 +52,8 @@ type Config struct {
 	Registry  registry.Store
 	Validator Validator
 	Audit     audit.Store
+	// Revalidator checks a composition again when a person approves it.
+	Revalidator approval.Revalidator
 	// Secure marks cookies Secure (the issuer is https).
 	Secure bool
 	Log    *slog.Logger

@@ -21,6 +21,12 @@ type pendingView struct {
 }
 
 func (c *console) approvals(w http.ResponseWriter, r *http.Request, s *session) {
+	c.approvalsPage(w, r, s, http.StatusOK, "")
+}
+
+// approvalsPage renders the pending requests, with a problem to show
+// when a decision was refused.
+func (c *console) approvalsPage(w http.ResponseWriter, r *http.Request, s *session, status int, problem string) {
 	now := c.cfg.Now()
 	list, err := c.cfg.Approvals.Pending(r.Context(), now, approval.MaxListed)
 	if err != nil {
@@ -36,8 +42,12 @@ func (c *console) approvals(w http.ResponseWriter, r *http.Request, s *session) 
 		v.Graph = c.draw.fromDetails(r.Context(), req.Details)
 		views[i] = v
 	}
-	c.render(w, r, http.StatusOK, "approvals", map[string]any{"User": s.user, "CSRF": s.CSRF, "Pending": views,
-		"CanDecide": s.user.Role == users.Approver, "Notice": r.URL.Query().Get("done")})
+	data := map[string]any{"User": s.user, "CSRF": s.CSRF, "Pending": views,
+		"CanDecide": s.user.Role == users.Approver, "Notice": r.URL.Query().Get("done"), "Problem": problem}
+	if problem != "" {
+		data["Notice"] = ""
+	}
+	c.render(w, r, status, "approvals", data)
 }
 
 // decide applies the Approve or Deny button of one request.
@@ -56,9 +66,13 @@ func (c *console) decide(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	id := r.PathValue("id")
-	err := approval.Decide(r.Context(), c.cfg.Approvals, id, approval.Decision{Approve: approve, By: s.user.Name,
+	err := approval.Decide(r.Context(), c.cfg.Approvals, c.cfg.Revalidator, id, approval.Decision{Approve: approve, By: s.user.Name,
 		At: c.cfg.Now(), Reason: r.PostFormValue("reason")})
 	switch {
+	case errors.Is(err, approval.ErrNoLongerValid):
+		// The request stays pending: the approver sees why, and may deny it.
+		c.approvalsPage(w, r, s, http.StatusConflict, "Not approved: "+err.Error())
+		return
 	case errors.Is(err, approval.ErrNotFound), errors.Is(err, approval.ErrNotPending):
 		http.Error(w, "this request is no longer pending (decided elsewhere, or expired)", http.StatusConflict)
 		return

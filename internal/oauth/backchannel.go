@@ -13,6 +13,7 @@ import (
 	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/verdict"
 	"github.com/typeward/typeward/verify"
 )
 
@@ -237,15 +238,9 @@ func (s *Service) cibaToken(ctx context.Context, client *clients.Client, req tok
 	}
 
 	// The person's decision satisfies the client's approval policy.
-	c, err := s.checkComposition(ctx, client, r.Audience, r.Details, rec)
+	c, err := s.recheck(ctx, client, r, rec)
 	if err != nil {
 		return nil, err
-	}
-	rec.AuthReqID = r.ID
-	if c.v.result.Digest != r.Digest {
-		return nil, badRequest(CodeAccessDenied, fmt.Sprintf(
-			"the approval no longer holds: the registry changed since it was asked for (composition digest %s, approved %s); ask again",
-			c.v.result.Digest, r.Digest))
 	}
 	rec.ApprovedBy, rec.ApprovedAt = r.DecidedBy, r.DecidedAt
 	resp, err := s.compositionToken(ctx, client, r.Scopes, c, &verify.Approval{ApprovedBy: r.DecidedBy, ApprovedAt: r.DecidedAt.Unix()}, rec)
@@ -260,6 +255,52 @@ func (s *Service) cibaToken(ctx context.Context, client *clients.Client, req tok
 		return nil, serverError(err)
 	}
 	return resp, nil
+}
+
+// recheck validates an approval request's composition again, as at the
+// token endpoint, and requires the digest the person was shown: the one
+// rule of both the approval click (Revalidate) and the redemption.
+func (s *Service) recheck(ctx context.Context, client *clients.Client, r *approval.Request, rec *audit.Issuance) (*checked, error) {
+	c, err := s.checkComposition(ctx, client, r.Audience, r.Details, rec)
+	if err != nil {
+		return nil, err
+	}
+	rec.AuthReqID = r.ID
+	if c.v.result.Digest != r.Digest {
+		return nil, badRequest(CodeAccessDenied, fmt.Sprintf(
+			"the approval no longer holds: the registry changed since it was asked for (composition digest %s, approved %s); ask again",
+			c.v.result.Digest, r.Digest))
+	}
+	return c, nil
+}
+
+// Revalidate implements approval.Revalidator with the redemption's
+// checks, for the moment a person clicks Approve: a refusal the client
+// would get is approval.ErrNoLongerValid with its description; nothing
+// is audited, since no token is asked for.
+func (s *Service) Revalidate(ctx context.Context, r *approval.Request) error {
+	client, err := s.Clients.Get(ctx, r.ClientID)
+	switch {
+	case errors.Is(err, clients.ErrNotFound):
+		return fmt.Errorf("%w: client %s no longer exists", approval.ErrNoLongerValid, r.ClientID)
+	case err != nil:
+		return err
+	case client.Disabled:
+		return fmt.Errorf("%w: client %s is disabled", approval.ErrNoLongerValid, r.ClientID)
+	}
+	if _, err := s.recheck(ctx, client, r, &audit.Issuance{}); err != nil {
+		if e := AsError(err); e.Kind != KindServer {
+			why := e.Description
+			for _, is := range e.Issues {
+				if is.Severity == verdict.SeverityError {
+					why += "; " + is.FieldPath + ": " + is.Message
+				}
+			}
+			return fmt.Errorf("%w: %s", approval.ErrNoLongerValid, Clip(why, 600))
+		}
+		return err
+	}
+	return nil
 }
 
 // notADecision reports a poll answer that decides nothing (still

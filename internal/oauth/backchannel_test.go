@@ -84,7 +84,7 @@ func TestBackchannelFlow(t *testing.T) {
 	if _, err := f.poll(bc.AuthReqID, "app"); code(err) != CodeInvalidGrant {
 		t.Fatalf("another client's poll: %v, want invalid_grant", err)
 	}
-	if err := approval.Decide(ctx, f.store, bc.AuthReqID, approval.Decision{Approve: true, By: "alice", At: f.at()}); err != nil {
+	if err := approval.Decide(ctx, f.store, f.svc, bc.AuthReqID, approval.Decision{Approve: true, By: "alice", At: f.at()}); err != nil {
 		t.Fatal(err)
 	}
 	approvedAt := f.at()
@@ -128,7 +128,7 @@ func TestBackchannelDenyAndExpiry(t *testing.T) {
 	f := newCIBAFixture(t)
 	ctx := context.Background()
 	denied := f.request(t, "careful")
-	if err := approval.Decide(ctx, f.store, denied.AuthReqID, approval.Decision{By: "bob", At: f.at(), Reason: "not on a Friday"}); err != nil {
+	if err := approval.Decide(ctx, f.store, f.svc, denied.AuthReqID, approval.Decision{By: "bob", At: f.at(), Reason: "not on a Friday"}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := f.poll(denied.AuthReqID, "careful")
@@ -140,7 +140,7 @@ func TestBackchannelDenyAndExpiry(t *testing.T) {
 	if _, err := f.poll(expiring.AuthReqID, "careful"); code(err) != CodeExpiredToken {
 		t.Errorf("after expiry: %v, want expired_token", err)
 	}
-	if err := approval.Decide(ctx, f.store, expiring.AuthReqID, approval.Decision{Approve: true, By: "alice", At: f.at()}); !errors.Is(err, approval.ErrNotPending) {
+	if err := approval.Decide(ctx, f.store, f.svc, expiring.AuthReqID, approval.Decision{Approve: true, By: "alice", At: f.at()}); !errors.Is(err, approval.ErrNotPending) {
 		t.Errorf("approving an expired request: %v", err)
 	}
 }
@@ -152,22 +152,11 @@ func TestBackchannelRevalidation(t *testing.T) {
 	ctx := context.Background()
 	f.registry.Watch(func(registry.Change) { f.svc.RegistryChanged() })
 	bc := f.request(t, "careful")
-	if err := approval.Decide(ctx, f.store, bc.AuthReqID, approval.Decision{Approve: true, By: "alice", At: f.at()}); err != nil {
+	if err := approval.Decide(ctx, f.store, f.svc, bc.AuthReqID, approval.Decision{Approve: true, By: "alice", At: f.at()}); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := f.registry.Tool(ctx, "email_send")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tool := rec.Declaration
-	var in map[string]any
-	_ = json.Unmarshal(tool.InputSchema, &in)
-	in["properties"].(map[string]any)["cc"] = map[string]any{"type": "string"}
-	tool.InputSchema, _ = json.Marshal(in)
-	if d, err := f.registry.DeclareTool(ctx, "", tool); err != nil || !d.Created {
-		t.Fatalf("new email_send version: %+v, %v", d, err)
-	}
-	_, err = f.poll(bc.AuthReqID, "careful")
+	f.addEmailInput(t, false)
+	_, err := f.poll(bc.AuthReqID, "careful")
 	if code(err) != CodeAccessDenied || !strings.Contains(AsError(err).Description, "registry changed") {
 		t.Errorf("after a tool changed: %v, want access_denied naming the change", err)
 	}
@@ -176,13 +165,80 @@ func TestBackchannelRevalidation(t *testing.T) {
 	}
 }
 
+// addEmailInput declares a new email_send version: with one more optional
+// input, cc (the composition still validates, with another digest), or
+// with a body that must be an integer (the summary string fed to it
+// breaks it: the composition no longer validates).
+func (f *cibaFixture) addEmailInput(t *testing.T, breaking bool) {
+	t.Helper()
+	ctx := context.Background()
+	rec, err := f.registry.Tool(ctx, "email_send")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := rec.Declaration
+	var in map[string]any
+	_ = json.Unmarshal(tool.InputSchema, &in)
+	in["properties"].(map[string]any)["cc"] = map[string]any{"type": "string"}
+	if breaking {
+		in["properties"].(map[string]any)["body"] = map[string]any{"type": "integer"}
+	}
+	tool.InputSchema, _ = json.Marshal(in)
+	if d, err := f.registry.DeclareTool(ctx, "", tool); err != nil || !d.Created {
+		t.Fatalf("new email_send version: %+v, %v", d, err)
+	}
+}
+
+// TestBackchannelApproveRevalidates: clicking Approve validates the
+// composition against the registry of that moment, as redemption would;
+// a request that can no longer be issued is not approved, and stays
+// pending for a person to deny.
+func TestBackchannelApproveRevalidates(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		breaking bool
+		want     string
+	}{
+		{"digest changed", false, "registry changed"},
+		{"no longer valid", true, "summary"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newCIBAFixture(t)
+			ctx := context.Background()
+			f.registry.Watch(func(registry.Change) { f.svc.RegistryChanged() })
+			bc := f.request(t, "careful")
+			f.addEmailInput(t, tc.breaking)
+			err := approval.Decide(ctx, f.store, f.svc, bc.AuthReqID, approval.Decision{Approve: true, By: "alice", At: f.at()})
+			if !errors.Is(err, approval.ErrNoLongerValid) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("approve after the change: %v, want ErrNoLongerValid naming %q", err, tc.want)
+			}
+			if r, _ := f.store.Get(ctx, bc.AuthReqID); r.Status != approval.Pending {
+				t.Errorf("the refused approval changed the request: %+v", r)
+			}
+			if err := approval.Decide(ctx, f.store, f.svc, bc.AuthReqID, approval.Decision{By: "alice", At: f.at(), Reason: "stale"}); err != nil {
+				t.Errorf("deny after a refused approval: %v", err)
+			}
+		})
+	}
+	t.Run("valid still approves", func(t *testing.T) {
+		f := newCIBAFixture(t)
+		bc := f.request(t, "careful")
+		if err := approval.Decide(context.Background(), f.store, f.svc, bc.AuthReqID, approval.Decision{Approve: true, By: "alice", At: f.at()}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.poll(bc.AuthReqID, "careful"); err != nil {
+			t.Errorf("redeem: %v", err)
+		}
+	})
+}
+
 // TestBackchannelOneToken: concurrent polls of one approved request get
 // one token between them.
 func TestBackchannelOneToken(t *testing.T) {
 	f := newCIBAFixture(t)
 	ctx := context.Background()
 	bc := f.request(t, "careful")
-	if err := approval.Decide(ctx, f.store, bc.AuthReqID, approval.Decision{Approve: true, By: "alice", At: f.at()}); err != nil {
+	if err := approval.Decide(ctx, f.store, f.svc, bc.AuthReqID, approval.Decision{Approve: true, By: "alice", At: f.at()}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup

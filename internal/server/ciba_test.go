@@ -262,6 +262,23 @@ func cibaEndToEnd(t *testing.T, h *harness) {
 		t.Errorf("poll after a tool changed: %+v", e)
 	}
 
+	// A tool that changes before the click: Approve re-validates, refuses
+	// with a visible reason, and the request stays pending.
+	fifth := ask()
+	again := strings.Replace(changed, `"cc":{"type":"string"}`, `"cc":{"type":"string"},"bcc":{"type":"string"}`, 1)
+	if r := h.admin(http.MethodPut, "/admin/v1/tools/email_send", admin, []byte(again)); r.status != http.StatusCreated {
+		t.Fatalf("another email_send version: %d %s", r.status, r.body)
+	}
+	page = b.send(http.MethodGet, "/console/approvals", nil)
+	r = b.send(http.MethodPost, "/console/approvals/"+fifth.AuthReqID, url.Values{"decision": {"approve"}, "csrf": {csrfOf(t, page)}})
+	if r.status != http.StatusConflict || !strings.Contains(string(r.body), `role="alert">Not approved: `) ||
+		!strings.Contains(string(r.body), "registry changed") || !strings.Contains(string(r.body), "/console/approvals/"+fifth.AuthReqID) {
+		t.Errorf("approve after a tool changed: %d %s", r.status, r.body)
+	}
+	if _, _, e := poll(fifth.AuthReqID); e.Error != "authorization_pending" {
+		t.Errorf("poll after a refused approval: %+v, want still pending", e)
+	}
+
 	// A tool whose server name is markup is drawn as text.
 	tool := `{"name":"evil","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`
 	if r := h.admin(http.MethodPut, "/admin/v1/tools/"+url.PathEscape(xssName+"/evil"), admin, []byte(tool)); r.status != http.StatusCreated {
