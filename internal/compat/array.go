@@ -1,33 +1,23 @@
 package compat
 
 import (
-	"github.com/typeward/typeward/internal/schemaview"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
-// itemsModel reads a node's tuple and rest schemas in its dialect
-// (schemaview.View.Items).
-func itemsModel(v schemaview.View, n node) (prefix []node, rest node, hasRest bool) {
-	it := v.Items(n.sub())
-	return nodesOf(it.Prefix), nodeOf(it.Rest), it.HasRest
-}
-
 // srcItem is the source schema of the item at index i (the same for every
-// index at or beyond every conjunct's tuple).
+// index at or beyond srcTupleLen). An unevaluatedItems counts where its
+// reach is known (schemaview.View.ItemRest); elsewhere dropping it widens.
 func (r *run) srcItem(s view, i int) view {
 	var nodes []node
+	sv := r.srcView()
 	for _, n := range s.conj {
-		prefix, rest, hasRest := itemsModel(r.srcView(), n)
-		if !hasRest && !r.srcD7 && !schemaview.HasApplicator(n.m) && n.m["contains"] == nil {
-			// Without applicators or contains (whose matches count as
-			// evaluated), unevaluatedItems is the schema of the rest.
-			rest, hasRest = n.child("unevaluatedItems")
-		}
+		prefix := nodesOf(sv.Items(n.sub()).Prefix)
+		rest := sv.ItemRest(n.sub())
 		switch {
 		case i < len(prefix):
 			nodes = append(nodes, prefix[i])
-		case hasRest:
-			nodes = append(nodes, rest)
+		case rest.Has && i >= rest.From:
+			nodes = append(nodes, nodeOf(rest.Sub))
 		}
 	}
 	v := viewOf(nodes...)
@@ -38,12 +28,16 @@ func (r *run) srcItem(s view, i int) view {
 	return v
 }
 
-// srcTupleLen is the longest source tuple.
+// srcTupleLen is how many leading positions the source describes one by
+// one: its longest tuple, or where an unevaluatedItems starts applying.
 func (r *run) srcTupleLen(s view) int {
 	n := 0
+	sv := r.srcView()
 	for _, c := range s.conj {
-		prefix, _, _ := itemsModel(r.srcView(), c)
-		n = max(n, len(prefix))
+		n = max(n, len(sv.Items(c.sub()).Prefix))
+		if rest := sv.ItemRest(c.sub()); rest.Has {
+			n = max(n, rest.From)
+		}
 	}
 	return n
 }
@@ -96,26 +90,25 @@ func (r *run) srcItemCounts(s view) (lo, hi int, loPtr, hiPtr string) {
 // array checks the target's array keywords.
 func (r *run) array(s view, t node, p path) []finding {
 	var out []finding
-	tPrefix, tRest, tHasRest := itemsModel(r.tgtView(), t)
-	if !tHasRest && !r.tgtD7 {
-		if u, ok := t.child("unevaluatedItems"); ok {
-			if schemaview.HasApplicator(t.m) || t.m["contains"] != nil {
-				out = append(out, r.cannotProve(r.srcPtr(s), u.ptr, p, "unevaluatedItems", "it depends on what the target's subschemas evaluate")...)
-			} else {
-				tRest, tHasRest = u, true
-			}
-		}
+	tPrefix := nodesOf(r.tgtView().Items(t.sub()).Prefix)
+	rest := r.tgtView().ItemRest(t.sub())
+	tRest, tHasRest, tRestFrom := nodeOf(rest.Sub), rest.Has, rest.From
+	if rest.Unsure {
+		out = append(out, r.cannotProve(r.srcPtr(s), rest.Sub.Ptr, p, "unevaluatedItems", "it depends on what the target's conditional subschemas evaluate")...)
 	}
 	lo, hi, loPtr, hiPtr := r.srcItemCounts(s)
 	n := max(len(tPrefix), r.srcTupleLen(s))
+	if tHasRest {
+		n = max(n, tRestFrom)
+	}
 	tooLong := false
 	for i := 0; i < n && (hi < 0 || i < hi); i++ {
-		ti, ok := tRest, tHasRest
+		ti, ok := tRest, tHasRest && i >= tRestFrom
 		if i < len(tPrefix) {
 			ti, ok = tPrefix[i], true
 		}
 		if !ok {
-			continue
+			continue // a position only the target's in-place subschemas describe
 		}
 		if isFalse(ti) {
 			out = append(out, r.report(verdict.CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), ti.ptr, p,
