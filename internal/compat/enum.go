@@ -79,6 +79,11 @@ func (r *run) candidates(s view, ranges bool) ([]any, bool) {
 	if hi, _ := intKeyword(s, "maxLength", false); s.types == KindString && hi != nil && hi.Sign() == 0 {
 		return []any{""}, true
 	}
+	if ranges && s.types == KindString {
+		if vals, ok := patternCandidates(s); ok {
+			return vals, true
+		}
+	}
 	if ranges && s.types == KindInteger {
 		lo, hi := numberBounds(s)
 		if lo.v == nil || hi.v == nil {
@@ -256,4 +261,29 @@ func jsonEqual(a, b any) bool {
 		return true
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+// patternCandidates: a superset of a string source's values, from a pattern
+// anchored at both ends whose language (within the source's maxLength) is
+// finite and small.
+func patternCandidates(s view) ([]any, bool) {
+	hi, _ := intKeyword(s, "maxLength", false)
+	maxLen := -1
+	if hi != nil && hi.IsInt64() && hi.Int64() < lengthCap {
+		maxLen = int(hi.Int64())
+	}
+	for _, n := range s.conj {
+		pat, ok := n.m["pattern"].(string)
+		if !ok {
+			continue
+		}
+		if lang, ok := patternLanguage(pat, maxLen); ok {
+			out := make([]any, len(lang))
+			for i, v := range lang {
+				out[i] = v
+			}
+			return out, true
+		}
+	}
+	return nil, false
 }

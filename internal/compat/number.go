@@ -104,10 +104,16 @@ func (r *run) number(s view, t node, p path) []finding {
 // is integral and m divides 1, or the source is a single value that is a
 // multiple of m.
 func (r *run) multipleProven(s view, m *big.Rat, lo, hi bound) bool {
+	// A value that is a multiple of every source step is a multiple of
+	// their least common multiple (of 2 and 3: 6).
+	var step *big.Rat
 	for _, n := range s.conj {
-		if k, ok := ratOf(n.m["multipleOf"]); ok && k.Sign() > 0 && new(big.Rat).Quo(k, m).IsInt() {
-			return true
+		if k, ok := ratOf(n.m["multipleOf"]); ok && k.Sign() > 0 {
+			step = lcmRat(step, k)
 		}
+	}
+	if step != nil && new(big.Rat).Quo(step, m).IsInt() {
+		return true
 	}
 	if s.types&KindFraction == 0 && new(big.Rat).Inv(m).IsInt() {
 		return true
@@ -177,4 +183,17 @@ func ratText(r *big.Rat) string {
 		return new(big.Float).SetRat(r).Text('g', 6)
 	}
 	return strconv.FormatFloat(f, 'g', 6, 64)
+}
+
+// lcmRat is the least common multiple of two positive rationals in lowest
+// terms, lcm(a/b, c/d) = lcm(a, c) / gcd(b, d); a nil a is the identity.
+func lcmRat(a, b *big.Rat) *big.Rat {
+	if a == nil {
+		return b
+	}
+	g := new(big.Int).GCD(nil, nil, a.Num(), b.Num())
+	num := new(big.Int).Mul(a.Num(), b.Num())
+	num.Quo(num, g)
+	den := new(big.Int).GCD(nil, nil, a.Denom(), b.Denom())
+	return new(big.Rat).SetFrac(num, den)
 }

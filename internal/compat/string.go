@@ -3,6 +3,7 @@ package compat
 import (
 	"math/big"
 	"regexp/syntax"
+	"strings"
 
 	"github.com/typeward/typeward/internal/schemaview"
 	"github.com/typeward/typeward/internal/verdict"
@@ -14,6 +15,7 @@ func (r *run) str(s view, t node, p path) []finding {
 	var out []finding
 	lo, loPtr := intKeyword(s, "minLength", true)
 	hi, hiPtr := intKeyword(s, "maxLength", false)
+	lo, hi, loPtr, hiPtr = srcPatternLengths(s, lo, hi, loPtr, hiPtr)
 	if tmin, ok := intOf(t.m["minLength"]); ok && tmin.Sign() > 0 && (lo == nil || lo.Cmp(tmin) < 0) {
 		out = append(out, r.report(verdict.CodeLengthMismatch, orPtr(loPtr, r.srcPtr(s)), t.ptr+"/minLength", p,
 			"%s may be shorter than %s characters, the minLength of %s", srcMark, tmin, tgtMark))
@@ -22,7 +24,7 @@ func (r *run) str(s view, t node, p path) []finding {
 		out = append(out, r.report(verdict.CodeLengthMismatch, orPtr(hiPtr, r.srcPtr(s)), t.ptr+"/maxLength", p,
 			"%s may be longer than %s characters, the maxLength of %s", srcMark, tmax, tgtMark))
 	}
-	if pat, ok := t.m["pattern"].(string); ok && !sourceStates(s, "pattern", pat) && !r.matchesEveryString(pat) {
+	if pat, ok := t.m["pattern"].(string); ok && !sourceStates(s, "pattern", pat) && !matchesEveryString(pat) && !r.patternImplied(s, pat) {
 		out = append(out, r.cannotProve(r.srcKeywordPtr(s, "pattern"), t.ptr+"/pattern", p, "pattern",
 			"the source does not declare the same pattern "+quote(pat))...)
 	}
@@ -87,24 +89,43 @@ func quote(s string) string {
 	return "\"" + s + "\""
 }
 
-// matchesEveryString: an unanchored pattern that matches the empty string
-// and has no assertion (a leading ^ aside) matches every string at its
-// start: ".*", "", "^a*", "x?".
-func (r *run) matchesEveryString(pat string) bool {
+// patternImplied: a source pattern's strings all match pat: its literal
+// prefix starts with the prefix pat requires, or each string of its finite
+// language matches.
+func (r *run) patternImplied(s view, pat string) bool {
 	re := schemaview.Regexp(pat)
-	if re == nil || !re.MatchString("") {
+	if re == nil {
 		return false
 	}
-	tree, err := syntax.Parse(pat, syntax.Perl)
-	if err != nil {
-		return false
+	want, isPrefix := prefixPattern(pat)
+	hi, _ := intKeyword(s, "maxLength", false)
+	maxLen := -1
+	if hi != nil && hi.IsInt64() && hi.Int64() < lengthCap {
+		maxLen = int(hi.Int64())
 	}
-	if tree.Op == syntax.OpConcat && len(tree.Sub) > 0 && (tree.Sub[0].Op == syntax.OpBeginText || tree.Sub[0].Op == syntax.OpBeginLine) {
-		tree.Sub = tree.Sub[1:]
-	} else if tree.Op == syntax.OpBeginText || tree.Op == syntax.OpBeginLine {
-		return true
+	for _, n := range s.conj {
+		sp, ok := n.m["pattern"].(string)
+		if !ok {
+			continue
+		}
+		if isPrefix && strings.HasPrefix(literalPrefix(sp), want) {
+			return true
+		}
+		if lang, ok := patternLanguage(sp, maxLen); ok {
+			r.budget -= len(lang)
+			all := true
+			for _, v := range lang {
+				if !re.MatchString(v) {
+					all = false
+					break
+				}
+			}
+			if all {
+				return true
+			}
+		}
 	}
-	return !hasAssertion(tree)
+	return false
 }
 
 func hasAssertion(t *syntax.Regexp) bool {
