@@ -211,7 +211,7 @@ func (s *Service) checkComposition(ctx context.Context, client *clients.Client, 
 		// The log keeps what the client was shown, witnesses included.
 		rec.Issues, rec.IssuesDropped = audit.Issues(issues)
 		return nil, &Error{Kind: KindForbidden, Code: CodeInvalidAuthorizationDetails,
-			Description: refusalDescription(issues), Issues: issues}
+			Description: refusalDescription(issues, client.Validation.OrLenient()), Issues: issues}
 	}
 	return &checked{audience: audience, v: v, warnings: issues}, nil
 }
@@ -383,7 +383,7 @@ func (s *Service) admitTools(ctx context.Context, client *clients.Client, c *com
 	}
 	issues := s.allowListIssues(client, denied)
 	return &Error{Kind: KindForbidden, Code: CodeInvalidAuthorizationDetails,
-		Description: refusalDescription(issues), Issues: issues}
+		Description: refusalDescription(issues, policy.Lenient), Issues: issues} // no mode weighs an allow-list
 }
 
 func (s *Service) allowListIssues(client *clients.Client, tools []composition.ToolRef) []verdict.Issue {
@@ -473,18 +473,24 @@ func decodeTokenRequest(form url.Values) (tokenRequest, error) {
 	return req, err
 }
 
-// refusalDescription summarises a refusal in ASCII; the issues say the rest.
-func refusalDescription(issues []verdict.Issue) string {
+// refusalDescription summarises a refusal in ASCII; the issues say the
+// rest. A strict refusal says so: the same composition may be issued to a
+// lenient client.
+func refusalDescription(issues []verdict.Issue, m policy.Mode) string {
 	n := 0
 	for _, i := range issues {
 		if i.Severity == verdict.SeverityError {
 			n++
 		}
 	}
-	if n == 1 {
-		return "the composition was refused: 1 error; see issues"
+	what := "the composition was refused"
+	if m == policy.Strict {
+		what += " under strict validation"
 	}
-	return fmt.Sprintf("the composition was refused: %d errors; see issues", n)
+	if n == 1 {
+		return what + ": 1 error; see issues"
+	}
+	return fmt.Sprintf("%s: %d errors; see issues", what, n)
 }
 
 // resourceParam reads the RFC 8707 resource: at most one, an absolute URI

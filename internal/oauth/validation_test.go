@@ -50,7 +50,8 @@ func TestValidationModeGradesPerRequest(t *testing.T) {
 	lenientWarned()
 	resp, err := ask("rigorous")
 	oe := AsError(err)
-	if resp != nil || oe == nil || oe.Kind != KindForbidden || len(oe.Issues) != 1 {
+	if resp != nil || oe == nil || oe.Kind != KindForbidden || len(oe.Issues) != 1 ||
+		oe.Description != "the composition was refused under strict validation: 1 error; see issues" {
 		t.Fatalf("strict client: %+v, %v; want a 403 with one issue", resp, err)
 	}
 	if is := oe.Issues[0]; is.Code != verdict.CodeMayBeMissing || is.Severity != verdict.SeverityError ||

@@ -134,7 +134,8 @@ func clientValidationMode(t *testing.T, h *harness) {
 		t.Helper()
 		var e errorAnswer
 		r.json(t, &e)
-		if r.status != http.StatusForbidden || e.Error != "invalid_authorization_details" || len(e.Issues) != 1 {
+		if r.status != http.StatusForbidden || e.Error != "invalid_authorization_details" || len(e.Issues) != 1 ||
+			e.Description != "the composition was refused under strict validation: 1 error; see issues" {
 			t.Fatalf("%s %s: %d %s, want 403 with one issue", what, code, r.status, r.body)
 		}
 		is := e.Issues[0]
