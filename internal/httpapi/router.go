@@ -7,6 +7,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -48,6 +49,9 @@ type Config struct {
 	// RequestTimeout is every request's deadline (DefaultRequestTimeout
 	// when zero).
 	RequestTimeout time.Duration
+	// TrustedProxies are the peers whose X-Forwarded-For is believed
+	// (see remoteAddress); none: the TCP peer is the remote address.
+	TrustedProxies []netip.Prefix
 }
 
 // NewRouter mounts every route of typeward. This is the one place routes
@@ -74,7 +78,7 @@ func NewRouter(cfg Config) http.Handler {
 	reg := &registryHandlers{versions: cfg.Versions, log: cfg.Log}
 
 	r := chi.NewRouter()
-	r.Use(requestID, observe(cfg.Log, cfg.Metrics), deadline(cfg.RequestTimeout))
+	r.Use(requestID, remoteAddr(cfg.TrustedProxies), observe(cfg.Log, cfg.Metrics), deadline(cfg.RequestTimeout))
 	// Never cached, like every OAuth answer: a GET of the token endpoint
 	// lands here.
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -43,6 +44,14 @@ const (
 	// before the listener closes.
 	DefaultDrainDelay = 5 * time.Second
 	MaxDrainDelay     = 30 * time.Second
+	// DefaultFailureRate and DefaultFailureBurst limit failed client
+	// authentications per remote address and per claimed client id: 20 at
+	// once, then one per second (docs/security.md).
+	DefaultFailureRate  = 1.0
+	DefaultFailureBurst = 20
+	// MaxTrustedProxies bounds --trusted-proxies: each request's
+	// X-Forwarded-For walk checks every entry against each.
+	MaxTrustedProxies = 64
 	// DefaultMetricsAddr keeps /metrics off the public listener: only the
 	// host (or pod) itself can scrape it unless the operator says otherwise.
 	DefaultMetricsAddr = "127.0.0.1:9090"
@@ -69,6 +78,9 @@ const (
 	EnvRequestTimeout = "TYPEWARD_REQUEST_TIMEOUT"
 	EnvDrainDelay     = "TYPEWARD_DRAIN_DELAY"
 	EnvMetricsAddr    = "TYPEWARD_METRICS_ADDR"
+	EnvFailureRate    = "TYPEWARD_FAILURE_RATE"
+	EnvFailureBurst   = "TYPEWARD_FAILURE_BURST"
+	EnvTrustedProxies = "TYPEWARD_TRUSTED_PROXIES"
 	// Secrets: environment only.
 	EnvKEK               = "TYPEWARD_KEY_ENCRYPTION_KEY"
 	EnvPepper            = "TYPEWARD_CLIENT_SECRET_PEPPER"
@@ -94,8 +106,16 @@ type Config struct {
 	AuditRetention time.Duration
 	// RateLimit is token requests per second per client; RateBurst the
 	// bucket size.
-	RateLimit      float64
-	RateBurst      int
+	RateLimit float64
+	RateBurst int
+	// FailureRate and FailureBurst are the bucket of failed client
+	// authentications, one per remote address and one per claimed client id.
+	FailureRate  float64
+	FailureBurst int
+	// TrustedProxies are the peers whose X-Forwarded-For names the remote
+	// address (the right-most address not itself trusted); none: the TCP
+	// peer is the remote address.
+	TrustedProxies []netip.Prefix
 	MetricsClients []string
 	// Registry is the tools file the embedded default loads.
 	Registry string
@@ -150,6 +170,12 @@ func (c *Config) bind(b *binder) {
 	b.duration(&c.AuditRetention, "audit-retention", EnvAuditRetention, DefaultAuditRetention, "keep issuance records this long, whole UTC days (at least 24h; 0 keeps them forever)")
 	b.float(&c.RateLimit, "rate-limit", EnvRateLimit, 50, "token requests per second per client")
 	b.integer(&c.RateBurst, "rate-burst", EnvRateBurst, 100, "token requests a client may make at once")
+	b.float(&c.FailureRate, "failure-rate", EnvFailureRate, DefaultFailureRate, "failed client authentications per second sustained per remote address and per claimed client id; past the burst they answer 429")
+	b.integer(&c.FailureBurst, "failure-burst", EnvFailureBurst, DefaultFailureBurst, "failed client authentications per remote address and per claimed client id at once")
+	b.value("trusted-proxies", EnvTrustedProxies, "", "comma-separated `CIDRs` of proxies whose X-Forwarded-For is believed (default none: the TCP peer is the remote address)", func(s string) (err error) {
+		c.TrustedProxies, err = parsePrefixes(s)
+		return err
+	})
 	b.list(&c.MetricsClients, "metrics-clients", EnvMetricsClients, "comma-separated client `ids` labelled in typeward_tokens_issued_total (others count as \"other\")")
 	b.str(&c.Registry, "registry", EnvRegistry, DefaultRegistry, "tools `file` the embedded default loads")
 	b.str(&c.LogLevel, "log-level", EnvLogLevel, "info", "debug, info, warn or error")
@@ -173,6 +199,7 @@ var envOnly = [][2]string{
 func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (*Config, error) {
 	c := &Config{ShutdownTimeout: 20 * time.Second}
 	b := newBinder("typeward serve")
+	b.envOnly = envOnly
 	c.bind(b)
 	if err := b.parse(args, getenv, usage); err != nil {
 		return nil, err
@@ -234,6 +261,15 @@ func (c *Config) validate() []error {
 	if !(c.RateLimit > 0) || c.RateLimit > 1e6 {
 		bad("--rate-limit %v: want a positive number of requests per second, at most 1e6", c.RateLimit)
 	}
+	if !(c.FailureRate > 0) || c.FailureRate > 1e6 {
+		bad("--failure-rate %v: want a positive number of failures per second, at most 1e6", c.FailureRate)
+	}
+	if c.FailureBurst < 1 || c.FailureBurst > 1e6 {
+		bad("--failure-burst %d: want an integer from 1 to 1000000", c.FailureBurst)
+	}
+	if len(c.TrustedProxies) > MaxTrustedProxies {
+		bad("--trusted-proxies: %d ranges, at most %d", len(c.TrustedProxies), MaxTrustedProxies)
+	}
 	if c.CIBAInterval < time.Second || c.CIBAInterval > time.Minute {
 		bad("--ciba-interval %s: want a duration from 1s to 60s", c.CIBAInterval)
 	}
@@ -277,4 +313,31 @@ func (c *Config) validate() []error {
 		}
 	}
 	return problems
+}
+
+// parsePrefixes reads comma-separated CIDRs; a bare address is its own
+// range (/32 or /128).
+func parsePrefixes(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(v)
+		if err != nil {
+			a, aerr := netip.ParseAddr(v)
+			if aerr != nil {
+				return nil, fmt.Errorf("%q is not a CIDR (e.g. 10.0.0.0/8) or an IP address", v)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		// A mapped IPv4 range is the IPv4 range: peers are unmapped.
+		if a := p.Addr(); a.Is4In6() {
+			if bits := p.Bits() - 96; bits >= 0 {
+				p = netip.PrefixFrom(a.Unmap(), bits)
+			}
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"net/netip"
 	"os"
 	"reflect"
 	"regexp"
@@ -71,6 +72,14 @@ func TestParseConfigValues(t *testing.T) {
 		{"registry env", nil, map[string]string{EnvRegistry: "tools.json"}, func(c *Config) any { return c.Registry }, "tools.json"},
 		{"empty host listens everywhere", []string{"--addr", ":0"}, nil, func(c *Config) any { return c.Addr }, "0.0.0.0:0"},
 		{"log level env", nil, map[string]string{EnvLogLevel: "debug"}, func(c *Config) any { return c.LogLevel }, "debug"},
+		{"failure limit flags", []string{"--failure-rate", "0.5", "--failure-burst", "5"}, nil,
+			func(c *Config) any { return [2]any{c.FailureRate, c.FailureBurst} }, [2]any{0.5, 5}},
+		{"failure limit defaults", nil, nil,
+			func(c *Config) any { return [2]any{c.FailureRate, c.FailureBurst} }, [2]any{DefaultFailureRate, DefaultFailureBurst}},
+		{"trusted proxies env", nil, map[string]string{EnvTrustedProxies: " 10.1.2.3/8, 192.0.2.1 ,2001:db8::/32,::ffff:172.16.0.0/108"},
+			func(c *Config) any { return c.TrustedProxies }, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"),
+				netip.MustParsePrefix("192.0.2.1/32"), netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("172.16.0.0/12")}},
+		{"no trusted proxies by default", nil, nil, func(c *Config) any { return c.TrustedProxies }, []netip.Prefix(nil)},
 		{"admin from env", nil, map[string]string{EnvAdminClientID: "ops", EnvAdminClientSecret: strings.Repeat("s", 32)},
 			func(c *Config) any { return c.AdminClientID }, "ops"},
 	}
@@ -99,7 +108,8 @@ func merge(m map[string]string, k, v string) map[string]string {
 // everything that is wrong, naming the flag or variable it came from.
 func TestParseConfigReportsEveryProblem(t *testing.T) {
 	_, err := ParseConfig([]string{"--addr", "nohost", "--token-ttl", "2h", "--signing-alg", "RS256", "--rate-limit", "-1",
-		"--issuer", "ftp://x", "--log-level", "loud", "--rate-burst", "many"}, env(map[string]string{
+		"--issuer", "ftp://x", "--log-level", "loud", "--rate-burst", "many", "--failure-rate", "0", "--failure-burst", "0",
+		"--trusted-proxies", "10.0.0.0/8,proxy.local"}, env(map[string]string{
 		EnvDatabaseURL: "postgres://user:hunter2@db/typeward", EnvAdminClientID: "admin", EnvAdminClientSecret: "short",
 		EnvJWKSMaxAge: "soon", EnvMigrate: "maybe",
 	}), io.Discard)
@@ -111,6 +121,8 @@ func TestParseConfigReportsEveryProblem(t *testing.T) {
 		`--addr "nohost"`, "--token-ttl 2h0m0s: must be between 1m0s and 1h0m0s", `--signing-alg "RS256"`,
 		"--rate-limit -1:", `--issuer "ftp://x"`, `--log-level "loud"`, `--rate-burst "many": not an integer`,
 		`TYPEWARD_JWKS_MAX_AGE "soon": not a duration`, `TYPEWARD_MIGRATE "maybe": want true or false`,
+		"--failure-rate 0: want a positive number", "--failure-burst 0: want an integer from 1 to 1000000",
+		`--trusted-proxies "10.0.0.0/8,proxy.local": "proxy.local" is not a CIDR`,
 		"TYPEWARD_ADMIN_CLIENT_SECRET has 5 characters", EnvKEK + " is required with a database", EnvPepper + " is required with a database",
 	} {
 		if !strings.Contains(msg, want) {

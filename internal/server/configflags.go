@@ -18,6 +18,8 @@ type binder struct {
 	fields   []*field // in declaration order, for the environment and --help
 	problems []error
 	source   string // the variable being applied; "" while parsing flags
+	// envOnly lists the settings only the environment holds, for --help.
+	envOnly [][2]string
 }
 
 // field is one setting: a flag.Value that parses into its Config field.
@@ -141,6 +143,9 @@ func (b *binder) parse(args []string, getenv func(string) string, usage io.Write
 	given := map[string]bool{}
 	b.fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	for _, f := range b.fields {
+		if f.env == "" { // a flag without a variable
+			continue
+		}
 		if v := getenv(f.env); v != "" && !given[f.name] {
 			b.source = f.env
 			_ = f.Set(v)
@@ -164,14 +169,22 @@ func (b *binder) help(w io.Writer) {
 		if !f.isBool {
 			line += " " + name
 		}
-		fmt.Fprintf(w, "%s\n      %s\n      env %s", line, usage, f.env)
-		if f.def != "" {
-			fmt.Fprintf(w, ", default %s", f.def)
+		fmt.Fprintf(w, "%s\n      %s\n", line, usage)
+		var where []string
+		if f.env != "" {
+			where = append(where, "env "+f.env)
 		}
-		fmt.Fprintln(w)
+		if f.def != "" {
+			where = append(where, "default "+f.def)
+		}
+		if len(where) > 0 {
+			fmt.Fprintf(w, "      %s\n", strings.Join(where, ", "))
+		}
 	}
-	fmt.Fprintln(w, "\nenvironment only (secrets):")
-	for _, e := range envOnly {
+	if len(b.envOnly) > 0 {
+		fmt.Fprintln(w, "\nenvironment only (secrets):")
+	}
+	for _, e := range b.envOnly {
 		fmt.Fprintf(w, "  %s\n      %s\n", e[0], e[1])
 	}
 }

@@ -41,11 +41,6 @@ const (
 	// jtis are purged, audit retention applied (and the coming days' audit
 	// partitions made), and the stale-composition gauge is refreshed.
 	housekeepingEvery = time.Minute
-	// FailureRate and FailureBurst limit failed client authentications
-	// per remote address and per claimed client id: 20 at once, then one
-	// per second (docs/security.md).
-	FailureRate  = 1.0
-	FailureBurst = 20
 )
 
 // Server is a wired typeward.
@@ -160,7 +155,11 @@ func (s *Server) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	failures, err := ratelimit.New(ratelimit.Config{Rate: FailureRate, Burst: FailureBurst})
+	failureRate, failureBurst := cfg.FailureRate, cfg.FailureBurst
+	if failureRate == 0 && failureBurst == 0 { // a Config not from ParseConfig
+		failureRate, failureBurst = DefaultFailureRate, DefaultFailureBurst
+	}
+	failures, err := ratelimit.New(ratelimit.Config{Rate: failureRate, Burst: failureBurst})
 	if err != nil {
 		return err
 	}
@@ -189,6 +188,7 @@ func (s *Server) wire(ctx context.Context) error {
 		OAuthBodyLimit: cfg.OAuthBodyLimit,
 		AdminBodyLimit: cfg.AdminBodyLimit,
 		RequestTimeout: cfg.RequestTimeout,
+		TrustedProxies: cfg.TrustedProxies,
 	})
 	return nil
 }
