@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"image"
 	"image/png"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,8 +50,16 @@ func TestConsoleInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(modules, "flow.mjs"), script, 0o644); err != nil {
+	// The modules directory is shared by every checkout on the machine:
+	// this run's script gets a name of its own (node resolves the modules
+	// from the script's directory).
+	flow, err := os.CreateTemp(modules, "flow-*.mjs")
+	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Remove(flow.Name()) })
+	if _, err := flow.Write(script); err != nil || flow.Close() != nil {
+		t.Fatalf("write %s: %v", flow.Name(), err)
 	}
 	artifacts, _ := filepath.Abs(browserArtifacts)
 	if err := os.MkdirAll(artifacts, 0o755); err != nil {
@@ -64,7 +75,13 @@ func TestConsoleInBrowser(t *testing.T) {
 		"allowed_audiences": []string{routerAud}, "approval": "mutating"})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(modules, "flow.mjs"))
+	// A refusal for the Activity page's latest refusals, with its witness.
+	invalid := url.Values{"grant_type": {"client_credentials"}, "resource": {routerAud},
+		"authorization_details": {compositionDetails(t, "../../examples/pipeline-invalid.json")}}
+	if r := h.postForm("/oauth2/token", c.ID, c.Secret, invalid); r.status != http.StatusForbidden {
+		t.Fatalf("invalid pipeline: %d %s", r.status, r.body)
+	}
+	cmd := exec.CommandContext(ctx, "node", flow.Name())
 	cmd.Env = append(os.Environ(), "TW_ISSUER="+h.base, "TW_CLIENT_ID="+c.ID, "TW_CLIENT_SECRET="+c.Secret,
 		"TW_DETAILS="+compositionDetails(t, "../../examples/pipeline-valid.json"), "TW_RESOURCE="+routerAud,
 		"TW_USER="+consoleUser, "TW_PASSWORD="+consolePassword, "TW_ARTIFACTS="+artifacts)
@@ -79,6 +96,9 @@ func TestConsoleInBrowser(t *testing.T) {
 		NodeTexts              []string
 		InjectedImages         int
 		ActivityCharts         int
+		RefusalPaths           []string
+		RefusalWitnesses       []string
+		RefusalWitnessErrors   []string
 		Approved               struct {
 			Token          string
 			MSFromApproval int64
@@ -106,6 +126,11 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	if out.ActivityCharts != 2 {
 		t.Errorf("activity page has %d charts, want 2", out.ActivityCharts)
+	}
+	if !slices.Equal(out.RefusalWitnesses, []string{"[{}]"}) || len(out.RefusalPaths) == 0 || out.RefusalPaths[0] != "rows->data" ||
+		len(out.RefusalWitnessErrors) == 0 || !strings.HasPrefix(out.RefusalWitnessErrors[0], "/properties/data/items/type: ") {
+		t.Errorf("the latest refusal in the browser: paths %q witnesses %q witness errors %q",
+			out.RefusalPaths, out.RefusalWitnesses, out.RefusalWitnessErrors)
 	}
 	v, err := verify.New(verify.Config{Issuer: h.base, Audience: routerAud, JWKSURL: h.base + "/.well-known/jwks.json"})
 	if err != nil {

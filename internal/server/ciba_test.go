@@ -24,7 +24,7 @@ const (
 
 // cibaHarness is a server with a console approver and a one-second poll
 // interval and minimum expiry, so the whole flow runs in seconds.
-func cibaHarness(t *testing.T, m mode) *harness {
+func cibaHarness(t testing.TB, m mode) *harness {
 	return start(t, m, func(c *server.Config) {
 		c.Registry = "../../examples/registry.json"
 		c.ConsoleUser, c.ConsolePassword = consoleUser, consolePassword
@@ -58,7 +58,7 @@ func (b *browser) send(method, path string, form url.Values) response {
 
 var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
-func csrfOf(t *testing.T, r response) string {
+func csrfOf(t testing.TB, r response) string {
 	t.Helper()
 	m := csrfField.FindSubmatch(r.body)
 	if m == nil {
@@ -67,7 +67,7 @@ func csrfOf(t *testing.T, r response) string {
 	return string(m[1])
 }
 
-func (b *browser) signIn(t *testing.T, password string) response {
+func (b *browser) signIn(t testing.TB, password string) response {
 	t.Helper()
 	page := b.send(http.MethodGet, "/console/signin", nil)
 	return b.send(http.MethodPost, "/console/signin", url.Values{"csrf": {csrfOf(t, page)}, "username": {consoleUser}, "password": {password}})
@@ -90,7 +90,7 @@ func TestCIBAEndToEnd(t *testing.T) {
 
 // registerExamples declares the example tools (the database mode has no
 // examples loaded; in embedded mode this is a no-op new version check).
-func registerExamples(t *testing.T, h *harness, admin string) {
+func registerExamples(t testing.TB, h *harness, admin string) {
 	t.Helper()
 	var reg struct{ Tools []json.RawMessage }
 	raw, err := os.ReadFile("../../examples/registry.json")

@@ -2,7 +2,8 @@
 // oauth4webapi asks for two backchannel approvals and polls the token
 // endpoint; headless Chromium (driven by playwright-core, Debian's
 // /usr/bin/chromium) signs in, checks each request and its graph, approves
-// one, denies the other, and screenshots both pages. Prints one JSON
+// one, denies the other, reads the latest refusal's witness on the Activity
+// page, and screenshots both pages. Prints one JSON
 // object for the Go test to check.
 import * as oauth from 'oauth4webapi'
 import { chromium } from 'playwright-core'
@@ -96,6 +97,12 @@ try {
   await page.getByRole('link', { name: 'Activity' }).click()
   await page.waitForURL('**/console/activity')
   out.activityCharts = await page.locator('main svg.chart').count()
+  // The latest refusals, each issue with its path and witness: the newest
+  // with a witness (the denial just made is newer and has no issues).
+  const refusal = page.locator('section.refusal', { has: page.locator('code.witness') }).first()
+  out.refusalPaths = await refusal.locator('table.issues td:nth-child(2)').allTextContents()
+  out.refusalWitnesses = await refusal.locator('code.witness').allTextContents()
+  out.refusalWitnessErrors = await refusal.locator('table.issues td:nth-child(5)').allTextContents()
   await page.screenshot({ path: path.join(artifacts, 'activity.png'), fullPage: true })
 } finally {
   await browser.close()
