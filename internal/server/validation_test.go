@@ -39,8 +39,8 @@ func detailsOf(doc string) string { return `[{"type":"mcp_composition","composit
 // issue is a proven may_be_missing or undeclared_property is issued
 // (lenient, the default) or refused 403 with the issue, its verdict and
 // its witness (strict), at the token endpoint, the backchannel endpoint,
-// the CIBA redemption and the admin dry run; a bad mode is a 400 that
-// changes nothing.
+// the console's approval (409), the CIBA redemption and the admin dry
+// run; a bad mode is a 400 that changes nothing.
 func TestClientValidationMode(t *testing.T) {
 	for _, m := range []mode{embedded, database} {
 		t.Run(string(m), func(t *testing.T) {
@@ -230,26 +230,38 @@ func clientValidationMode(t *testing.T, h *harness) {
 	if r.status != http.StatusOK || asked.AuthReqID == "" {
 		t.Fatalf("lenient bc-authorize: %d %s", r.status, r.body)
 	}
-	if r := h.admin(http.MethodPatch, "/admin/v1/clients/"+lenient.ID, admin, map[string]any{"validation": "strict"}); r.status != http.StatusOK {
-		t.Fatalf("patch to strict: %d %s", r.status, r.body)
+	setMode := func(m string) {
+		t.Helper()
+		if r := h.admin(http.MethodPatch, "/admin/v1/clients/"+lenient.ID, admin, map[string]any{"validation": m}); r.status != http.StatusOK {
+			t.Fatalf("patch to %s: %d %s", m, r.status, r.body)
+		}
 	}
 	b := newBrowser(h)
 	if r := b.signIn(t, consolePassword); r.status != http.StatusSeeOther {
 		t.Fatalf("sign-in: %d %s", r.status, r.body)
 	}
-	page := b.send(http.MethodGet, "/console/approvals", nil)
-	if r := b.send(http.MethodPost, "/console/approvals/"+asked.AuthReqID, url.Values{"decision": {"approve"}, "csrf": {csrfOf(t, page)}}); r.status != http.StatusSeeOther {
+	approve := func() response {
+		t.Helper()
+		page := b.send(http.MethodGet, "/console/approvals", nil)
+		return b.send(http.MethodPost, "/console/approvals/"+asked.AuthReqID, url.Values{"decision": {"approve"}, "csrf": {csrfOf(t, page)}})
+	}
+	// The approval re-validates at the click, under the client's mode then.
+	setMode("strict")
+	if r := approve(); r.status != http.StatusConflict || !strings.Contains(string(r.body), "under strict validation") {
+		t.Fatalf("approve while the client is strict: %d %s, want 409 saying why", r.status, r.body)
+	}
+	setMode("lenient")
+	if r := approve(); r.status != http.StatusSeeOther {
 		t.Fatalf("approve: %d %s", r.status, r.body)
 	}
+	setMode("strict")
 	redeem := func() response {
 		t.Helper()
 		return h.postForm("/oauth2/token", lenient.ID, lenient.Secret, url.Values{"grant_type": {"urn:openid:params:grant-type:ciba"},
 			"auth_req_id": {asked.AuthReqID}})
 	}
 	refusedWith("redemption after the patch to strict", redeem(), verdict.CodeMayBeMissing)
-	if r := h.admin(http.MethodPatch, "/admin/v1/clients/"+lenient.ID, admin, map[string]any{"validation": "lenient"}); r.status != http.StatusOK {
-		t.Fatalf("patch back to lenient: %d %s", r.status, r.body)
-	}
+	setMode("lenient")
 	r = redeem()
 	var tok tokenAnswer
 	r.json(t, &tok)
