@@ -43,3 +43,14 @@ func TestCoveredByBounds(t *testing.T) {
 			want: []string{"unknown cannot_prove  /anyOf: cannot prove source fits target: it fits none of the branches as a whole (anyOf)"}},
 	})
 }
+
+// A negated bound beside a type lowers to the opposite bound when the
+// source's numbers are all of that type.
+func TestNegatedTypedBound(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "integers below 5", src: `{"type":"integer","not":{"type":"integer","minimum":5}}`, tgt: `{"type":"integer","maximum":4}`},
+		{name: "reals below 5", src: `{"type":"number","not":{"type":"number","minimum":5}}`, tgt: `{"type":"number","exclusiveMaximum":5}`},
+		{name: "fractions escape an integer negation", src: `{"type":"number","not":{"type":"integer","minimum":5}}`, tgt: `{"type":"number","exclusiveMaximum":5}`,
+			want: []string{"incompatible range_mismatch  /exclusiveMaximum: source allows values ≥ 5 but target requires < 5 [witness 5.5 rejected at /exclusiveMaximum]"}},
+	})
+}

@@ -189,7 +189,7 @@ func (r *run) normalize(s view) (out view, empty bool) {
 			continue // see cycles.go: dropping the negation widens the source
 		}
 		out.neg = append(out.neg, g)
-		if drop, extra, ok := r.lowerNegation(g); ok {
+		if drop, extra, ok := r.lowerNegation(g, out.types); ok {
 			out.types &^= drop
 			if extra.m != nil && !seen[extra.ptr] {
 				seen[extra.ptr] = true
@@ -294,9 +294,10 @@ var countBounds = map[string]struct {
 // negation says positively: ¬{type: T} removes the kinds T; ¬{minimum: 5}
 // is {exclusiveMaximum: 5} on numbers; ¬{minLength: 2} is {maxLength: 1}
 // on strings. A type beside the bound must cover the bound's whole kind
-// (the other kinds then satisfy the negation outright). ok is false for
-// anything else; the negation is still kept in the view.
-func (r *run) lowerNegation(g node) (drop Kinds, extra node, ok bool) {
+// (the other kinds then satisfy the negation outright), or the numbers the
+// source allows (types). ok is false for anything else; the negation is
+// still kept in the view.
+func (r *run) lowerNegation(g node, types Kinds) (drop Kinds, extra node, ok bool) {
 	var kw string
 	hasType := false
 	for k := range g.m {
@@ -318,7 +319,7 @@ func (r *run) lowerNegation(g node) (drop Kinds, extra node, ok bool) {
 		return node{v: map[string]any{k: v}, m: map[string]any{k: v}, ptr: g.ptr + "/" + kw, synthetic: true}
 	}
 	if flip, isBound := flippedBound[kw]; isBound {
-		if _, num := ratOf(g.m[kw]); !num || declared&KindNumber != KindNumber {
+		if _, num := ratOf(g.m[kw]); !num || types&KindNumber&^declared != 0 {
 			return 0, node{}, false
 		}
 		return 0, mk(flip, g.m[kw]), true
