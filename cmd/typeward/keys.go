@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -15,16 +17,11 @@ import (
 // keysCommand is `typeward keys rotate|list` against the database of
 // DATABASE_URL: the operator's way to rotate signing keys with no server
 // running, or from a scheduled job. Running servers pick the new key up on
-// their next refresh.
+// their next refresh. Its flags are declared with serve's
+// (server.ParseKeysConfig).
 type keysCommand struct {
-	m           *Main
-	action      string
-	databaseURL string
-	output      string
-	emergency   bool
-	alg         keys.Alg
-	maxAge      time.Duration
-	tokenTTL    time.Duration
+	m   *Main
+	cfg *server.KeysConfig
 
 	db *postgres.DB
 }
@@ -34,11 +31,12 @@ func newKeysCommand(m *Main) subcommand { return &keysCommand{m: m} }
 const keysUsage = `usage:
   typeward keys list [--output text|json]
   typeward keys rotate [--emergency] [--alg ES256|EdDSA] [--jwks-max-age D] [--token-ttl D] [--output text|json]
-Each takes --database-url (default: DATABASE_URL). rotate reads the key encryption key from ` + server.EnvKEK + `.
+Each takes --database-url (default: DATABASE_URL); typeward keys ACTION --help lists the flags and
+their variables. rotate reads the key encryption key from ` + server.EnvKEK + `.
 A rotated key is published at once and signs after --jwks-max-age (plus one refresh interval);
 --emergency makes it sign at once and withdraws every other key from the JWKS (a compromised key).
-Give rotate the servers' --jwks-max-age. The old key stays published for --token-ttl (default 1h, the
-longest TTL typeward allows) after it stops signing.`
+Give rotate the servers' --jwks-max-age (TYPEWARD_JWKS_MAX_AGE is read like theirs). The old key stays
+published for --token-ttl (default 1h, the longest TTL typeward allows) after it stops signing.`
 
 func (c *keysCommand) ParseFlags(args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
@@ -48,70 +46,26 @@ func (c *keysCommand) ParseFlags(args []string) error {
 		}
 		return &exitError{code: exitOK}
 	}
-	c.action = args[0]
-	fs := flag.NewFlagSet("typeward keys "+c.action, flag.ContinueOnError)
-	fs.SetOutput(c.m.Stderr)
-	fs.Usage = func() { fmt.Fprintln(c.m.Stderr, keysUsage) }
-	databaseURLFlag(fs, &c.databaseURL)
-	fs.StringVar(&c.output, "output", "text", "text or json")
-	var alg, maxAge, ttl string
-	switch c.action {
-	case "list":
-	case "rotate":
-		fs.BoolVar(&c.emergency, "emergency", false, "sign with the new key at once and withdraw the others")
-		fs.StringVar(&alg, "alg", c.envOr(server.EnvSigningAlg, string(keys.ES256)), "algorithm of the new key: ES256 or EdDSA")
-		fs.StringVar(&maxAge, "jwks-max-age", c.envOr(server.EnvJWKSMaxAge, keys.DefaultJWKSMaxAge.String()), "the servers' JWKS max-age")
-		fs.StringVar(&ttl, "token-ttl", keys.MaxTokenTTL.String(), "the longest lifetime of the tokens the old key signed")
-	default:
-		return usageError("unknown action %q: want list or rotate", c.action)
+	cfg, err := server.ParseKeysConfig(args[0], args[1:], c.m.Getenv, c.m.Stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return &exitError{code: exitOK}
+	case err != nil:
+		fmt.Fprintf(c.m.Stderr, "typeward keys %s: %s\n", args[0], strings.ReplaceAll(err.Error(), "\n", "\n  "))
+		return &exitError{code: exitBadInput}
 	}
-	positional, err := parseInterspersed(fs, args[1:])
-	if err != nil {
-		return err
-	}
-	if len(positional) != 0 {
-		return usageError("keys %s takes no arguments, got %v", c.action, positional)
-	}
-	if err := checkOutput(c.output); err != nil {
-		return err
-	}
-	if c.action == "rotate" {
-		if c.alg, err = keys.ParseAlg(alg); err != nil {
-			return usageError("--alg: %v", err)
-		}
-		if c.maxAge, err = positiveDuration("--jwks-max-age", maxAge); err != nil {
-			return err
-		}
-		if c.tokenTTL, err = positiveDuration("--token-ttl", ttl); err != nil {
-			return err
-		}
-	}
-	return resolveDatabaseURL(c.m, &c.databaseURL, "the embedded default's keys live in its memory; use its admin API")
-}
-
-func (c *keysCommand) envOr(name, def string) string {
-	if v := c.m.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
-func positiveDuration(flagName, s string) (time.Duration, error) {
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, usageError("%s %q: want a positive duration such as 15m", flagName, s)
-	}
-	return d, nil
+	c.cfg = cfg
+	return nil
 }
 
 func (c *keysCommand) Run(ctx context.Context) error {
-	db, err := postgres.Open(ctx, c.databaseURL)
+	db, err := postgres.Open(ctx, c.cfg.DatabaseURL)
 	if err != nil {
 		return err
 	}
 	c.db = db
 	store := postgres.NewKeys(db)
-	if c.action == "list" {
+	if c.cfg.Action == "list" {
 		recs, err := store.List(ctx)
 		if err != nil {
 			return err
@@ -130,7 +84,7 @@ func (c *keysCommand) rotate(ctx context.Context, store keys.Store) error {
 	if err != nil {
 		return err
 	}
-	ring, err := keys.New(ctx, keys.Config{Store: store, KEK: kek, Alg: c.alg, JWKSMaxAge: c.maxAge, MaxTokenTTL: c.tokenTTL})
+	ring, err := keys.New(ctx, keys.Config{Store: store, KEK: kek, Alg: c.cfg.SigningAlg, JWKSMaxAge: c.cfg.JWKSMaxAge, MaxTokenTTL: c.cfg.TokenTTL})
 	if err != nil {
 		return err
 	}
@@ -139,18 +93,18 @@ func (c *keysCommand) rotate(ctx context.Context, store keys.Store) error {
 		fmt.Fprintln(c.m.Stderr, "no signing key yet: created the first one, signing now")
 		return c.print(ring.Keys())
 	}
-	rec, err := ring.Rotate(ctx, keys.RotateOptions{Alg: c.alg, Emergency: c.emergency})
+	rec, err := ring.Rotate(ctx, keys.RotateOptions{Alg: c.cfg.SigningAlg, Emergency: c.cfg.Emergency})
 	if err != nil {
 		return err
 	}
-	if !c.emergency {
+	if !c.cfg.Emergency {
 		fmt.Fprintf(c.m.Stderr, "new key %s published; it signs from %s\n", rec.KID, rec.ActivateAt.Format(time.RFC3339))
 	}
 	return c.print(ring.Keys())
 }
 
 func (c *keysCommand) print(infos []keys.Info) error {
-	if c.output == "json" {
+	if c.cfg.Output == "json" {
 		return writeIndentedJSON(c.m.Stdout, infos)
 	}
 	tw := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)

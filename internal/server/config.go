@@ -243,11 +243,11 @@ func (c *Config) validate() []error {
 		u.RawQuery != "" || u.Fragment != "" {
 		bad("--issuer %q: want an http(s) URL without query or fragment (RFC 8414)", c.Issuer)
 	}
-	if c.TokenTTL < MinTokenTTL || c.TokenTTL > keys.MaxTokenTTL {
-		bad("--token-ttl %s: must be between %s and %s", c.TokenTTL, MinTokenTTL, keys.MaxTokenTTL)
+	if err := checkTokenTTL(c.TokenTTL); err != nil {
+		problems = append(problems, err)
 	}
-	if c.JWKSMaxAge < time.Second || c.JWKSMaxAge > 24*time.Hour {
-		bad("--jwks-max-age %s: want a duration from 1s to 24h", c.JWKSMaxAge)
+	if err := checkJWKSMaxAge(c.JWKSMaxAge); err != nil {
+		problems = append(problems, err)
 	}
 	switch d := c.KeyRotationInterval; {
 	case d != 0 && d < time.Hour:
@@ -307,12 +307,35 @@ func (c *Config) validate() []error {
 		bad("--migrate needs a database (DATABASE_URL or --database-url)")
 	}
 	if !c.Embedded() {
-		if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-			// The URL itself is not echoed: it may hold a password.
-			bad("DATABASE_URL: want a postgres:// URL")
+		if err := checkDatabaseURL(c.DatabaseURL); err != nil {
+			problems = append(problems, err)
 		}
 	}
 	return problems
+}
+
+// Checks shared by serve and `typeward keys`: one bound each.
+
+func checkTokenTTL(d time.Duration) error {
+	if d < MinTokenTTL || d > keys.MaxTokenTTL {
+		return fmt.Errorf("--token-ttl %s: must be between %s and %s", d, MinTokenTTL, keys.MaxTokenTTL)
+	}
+	return nil
+}
+
+func checkJWKSMaxAge(d time.Duration) error {
+	if d < time.Second || d > 24*time.Hour {
+		return fmt.Errorf("--jwks-max-age %s: want a duration from 1s to 24h", d)
+	}
+	return nil
+}
+
+func checkDatabaseURL(s string) error {
+	if u, err := url.Parse(s); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		// The URL itself is not echoed: it may hold a password.
+		return errors.New("DATABASE_URL: want a postgres:// URL")
+	}
+	return nil
 }
 
 // parsePrefixes reads comma-separated CIDRs; a bare address is its own

@@ -225,3 +225,32 @@ func TestEnvExampleDocumentsEverySetting(t *testing.T) {
 		}
 	}
 }
+
+// TestParseKeysConfig: `typeward keys` reads serve's variables with
+// serve's bounds, flags over them.
+func TestParseKeysConfig(t *testing.T) {
+	vars := env(map[string]string{EnvDatabaseURL: "postgres://db/x", EnvSigningAlg: "EdDSA", EnvJWKSMaxAge: "5m"})
+	c, err := ParseKeysConfig("rotate", []string{"--emergency", "--token-ttl", "10m"}, vars, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := KeysConfig{Action: "rotate", DatabaseURL: "postgres://db/x", Output: "text", Emergency: true,
+		SigningAlg: keys.EdDSA, JWKSMaxAge: 5 * time.Minute, TokenTTL: 10 * time.Minute}
+	if *c != want {
+		t.Errorf("config %+v, want %+v", *c, want)
+	}
+	if c, err := ParseKeysConfig("rotate", []string{"--jwks-max-age=1m"}, vars, io.Discard); err != nil || c.JWKSMaxAge != time.Minute {
+		t.Errorf("the flag did not win over the variable: %+v, %v", c, err)
+	}
+	_, err = ParseKeysConfig("rotate", []string{"--jwks-max-age", "48h", "--token-ttl", "0s"}, env(nil), io.Discard)
+	for _, want := range []string{"no database", "--jwks-max-age 48h0m0s: want a duration from 1s to 24h", "--token-ttl 0s: must be between"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("problems %v lack %q", err, want)
+		}
+	}
+	var help bytes.Buffer
+	if _, err := ParseKeysConfig("list", []string{"-h"}, env(nil), &help); !errors.Is(err, flag.ErrHelp) ||
+		!strings.Contains(help.String(), "--database-url URL") || strings.Contains(help.String(), "--emergency") {
+		t.Errorf("list help (%v):\n%s", err, help.String())
+	}
+}
