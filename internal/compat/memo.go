@@ -62,7 +62,7 @@ func (m *memo) put(k memoKey, v verdict.Verdict, fs []finding, opts Options) *me
 		// Another pair of labels changes the messages' lengths only: twice
 		// the first rendering leaves room for labels of a similar size.
 		e.allowance = 2 * renderedBytes(r)
-		e.bytes = cache.Sizeof(fs) + e.allowance
+		e.bytes = findingsBytes(fs) + e.allowance
 		e.last.Store(r)
 	}
 	m.c.Put(k, e)
@@ -83,6 +83,29 @@ func (e *memoEntry) issues(opts Options) []verdict.Issue {
 		e.last.Store(r)
 	}
 	return slices.Clone(r.issues)
+}
+
+// findingsBytes is what findings hold: cheaper than cache.Sizeof, which
+// walks them by reflection; only candidate values are walked. Each finding
+// is charged 64 bytes more for allocation rounding, so the estimate stays
+// above Sizeof's (a test holds it there).
+func findingsBytes(fs []finding) int64 {
+	n := int64(unsafe.Sizeof(fs)) + int64(cap(fs))*int64(unsafe.Sizeof(finding{}))
+	for _, f := range fs {
+		n += 64 + int64(len(f.code)+len(f.srcPtr)+len(f.tgtPtr)+len(f.srcPath)+len(f.tgtPath)+len(f.msg))
+		n += int64(cap(f.steps)) * int64(unsafe.Sizeof(step{}))
+		for _, st := range f.steps {
+			n += int64(len(st.prop))
+		}
+		n += int64(cap(f.witness)) * int64(unsafe.Sizeof(candidate{}))
+		for _, c := range f.witness {
+			n += cache.Sizeof(c.value)
+		}
+		if f.proof != nil {
+			n += int64(unsafe.Sizeof(*f.proof)) + int64(len(f.proof.json)+len(f.proof.err.KeywordLocation)+len(f.proof.err.Message))
+		}
+	}
+	return n
 }
 
 // renderedBytes is what a rendering holds beyond the findings it shares

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/typeward/typeward/internal/cache"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
@@ -85,5 +86,27 @@ func TestMemoHits(t *testing.T) {
 	relabelled := c.Check(other[0], other[1], Options{SourceLabel: "x", TargetLabel: "y"})
 	if !strings.HasPrefix(relabelled.Issues[0].Message, "x ") {
 		t.Errorf("relabelled message %q does not name x", relabelled.Issues[0].Message)
+	}
+}
+
+// TestFindingsBytes: the memo's cheap size of findings is never below what
+// cache.Sizeof, which follows every pointer, finds in them (made-up and
+// real corpus pairs).
+func TestFindingsBytes(t *testing.T) {
+	doc := manyFields(t, 3)
+	tools := referenceTools(t)
+	pairs := [][2]Node{{field(doc, 0), field(doc, 1)}, {field(doc, 1), field(doc, 2)},
+		{{tools["db_query"][1], "/properties/rows"}, {tools["transform_csv"][0], "/properties/data"}}}
+	for i, p := range corpusPairs(loadCorpus(t)) {
+		if i%100 == 0 {
+			pairs = append(pairs, p)
+		}
+	}
+	c := NewChecker()
+	for _, p := range pairs {
+		_, fs := c.confirm(p[0], p[1], c.compute(p[0], p[1]))
+		if got, floor := findingsBytes(fs), cache.Sizeof(fs); got < floor {
+			t.Errorf("findingsBytes %d < Sizeof %d", got, floor)
+		}
 	}
 }
