@@ -141,3 +141,29 @@ func Clone(r Issuance) Issuance {
 	}
 	return r
 }
+
+// recordOverhead is what a record costs besides its text: the struct, its
+// slices' headers, its times.
+const recordOverhead = 256
+
+// Size estimates the bytes rec holds in memory, for stores that bound
+// what they keep by size (the memory log, the Postgres outage buffer).
+func Size(rec *Issuance) int {
+	n := recordOverhead + len(rec.ID) + len(rec.ClientID) + len(rec.Reason) + len(rec.CompositionDigest) +
+		len(rec.JTI) + len(rec.Audience) + len(rec.AuthReqID) + len(rec.ApprovedBy)
+	for _, s := range rec.Tools {
+		n += 16 + len(s)
+	}
+	for _, s := range rec.IssueCodes {
+		n += 16 + len(s)
+	}
+	for i := range rec.Issues {
+		is := &rec.Issues[i]
+		n += 200 + len(is.Severity) + len(is.Code) + len(is.Verdict) + len(is.SourceTool) + len(is.TargetTool) + len(is.Edge) +
+			len(is.FieldPath) + len(is.SourcePointer) + len(is.TargetPointer) + len(is.Message) + len(is.Witness) + len(is.WitnessClipped)
+		if we := is.WitnessError; we != nil {
+			n += 32 + len(we.KeywordLocation) + len(we.Message)
+		}
+	}
+	return n
+}

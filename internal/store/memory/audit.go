@@ -11,27 +11,37 @@ import (
 )
 
 // Audit is an in-memory audit.Store for the embedded default. It keeps at
-// most its capacity of records, dropping the oldest tenth when full: an
-// embedded server runs for a session, not for a retention period.
+// most its capacity of records and MaxBytes of them (audit.Size), dropping
+// the oldest tenth when full: an embedded server runs for a session, not
+// for a retention period, and a refusal's issues make a record up to
+// tens of KiB, so a count alone would not bound the memory.
 type Audit struct {
+	// MaxBytes bounds the records kept, by audit.Size (DefaultAuditBytes
+	// from NewAudit); set it before the first Append.
+	MaxBytes int64
+
 	mu       sync.RWMutex
 	records  []audit.Issuance // in append order
 	ids      map[audit.Position]struct{}
 	capacity int
+	bytes    int64 // audit.Size of records
 }
 
 var _ audit.Store = (*Audit)(nil)
 
-// DefaultAuditCapacity is NewAudit's record cap when given 0.
-const DefaultAuditCapacity = 100_000
+// Defaults of NewAudit: the record cap when given 0, and MaxBytes.
+const (
+	DefaultAuditCapacity = 100_000
+	DefaultAuditBytes    = 128 << 20
+)
 
 // NewAudit returns an empty log keeping at most capacity records
-// (DefaultAuditCapacity when 0).
+// (DefaultAuditCapacity when 0) and DefaultAuditBytes of them.
 func NewAudit(capacity int) *Audit {
 	if capacity <= 0 {
 		capacity = DefaultAuditCapacity
 	}
-	return &Audit{capacity: capacity, ids: map[audit.Position]struct{}{}}
+	return &Audit{capacity: capacity, MaxBytes: DefaultAuditBytes, ids: map[audit.Position]struct{}{}}
 }
 
 // Append implements audit.Store.
@@ -50,19 +60,32 @@ func (s *Audit) Append(ctx context.Context, rec *audit.Issuance) error {
 	if _, ok := s.ids[pos]; ok {
 		return fmt.Errorf("audit: record %q: %w", rec.ID, audit.ErrDuplicateID)
 	}
-	if len(s.records) >= s.capacity {
-		drop := max(1, s.capacity/10) // amortises the copy
-		for _, r := range s.records[:drop] {
-			delete(s.ids, audit.Position{Time: r.Time, ID: r.ID})
-		}
-		s.records = slices.Delete(s.records, 0, drop)
+	size := int64(audit.Size(&stored))
+	if len(s.records) >= s.capacity || s.bytes+size > s.MaxBytes {
+		s.dropOldest(size)
 	}
 	s.records = append(s.records, stored)
 	s.ids[pos] = struct{}{}
+	s.bytes += size
 	if ended != nil {
 		return fmt.Errorf("audit append: %w", ended)
 	}
 	return nil
+}
+
+// dropOldest makes room for a record of size bytes: at least the oldest
+// tenth of the capacity goes (amortising the copy), and more while the
+// rest would exceed nine tenths of MaxBytes.
+func (s *Audit) dropOldest(size int64) {
+	drop, freed := 0, int64(0)
+	for drop < len(s.records) && (drop < max(1, s.capacity/10) || s.bytes-freed+size > s.MaxBytes/10*9) {
+		r := &s.records[drop]
+		freed += int64(audit.Size(r))
+		delete(s.ids, audit.Position{Time: r.Time, ID: r.ID})
+		drop++
+	}
+	s.records = slices.Delete(s.records, 0, drop)
+	s.bytes -= freed
 }
 
 // Retain implements audit.Store, to the microsecond.
@@ -76,6 +99,7 @@ func (s *Audit) Retain(_ context.Context, now time.Time, retention time.Duration
 	s.records = slices.DeleteFunc(s.records, func(r audit.Issuance) bool {
 		if r.Time.Before(cutoff) {
 			delete(s.ids, audit.Position{Time: r.Time, ID: r.ID})
+			s.bytes -= int64(audit.Size(&r))
 			return true
 		}
 		return false

@@ -39,6 +39,9 @@ type Audit struct {
 	// Log, when set, hears about records lost to a full outage buffer and
 	// corrections that failed.
 	Log *slog.Logger
+	// OutageBytes bounds the outage buffer by audit.Size
+	// (OutageBufferBytes from NewAudit); set it before the first Append.
+	OutageBytes int64
 
 	mu       sync.Mutex
 	pending  []*pendingIssuance
@@ -46,6 +49,7 @@ type Audit struct {
 
 	outageMu  sync.Mutex
 	outage    []audit.Issuance // refusals waiting for the database to answer
+	outageLen int64            // audit.Size of outage
 	retrying  bool             // a retry goroutine is running; it stops when outage is empty
 	overflown uint64           // refusals dropped because the buffer was full
 }
@@ -69,7 +73,7 @@ const (
 var _ audit.Store = (*Audit)(nil)
 
 // NewAudit returns the issuance log of db.
-func NewAudit(db *DB) *Audit { return &Audit{db: db} }
+func NewAudit(db *DB) *Audit { return &Audit{db: db, OutageBytes: OutageBufferBytes} }
 
 const (
 	issuanceColumns = `id, at, client_id, outcome, reason, composition_digest, tools, issue_codes, jti, audience,
@@ -81,9 +85,11 @@ const (
 	// because the rows of many callers share it.
 	auditFlushTimeout = 10 * time.Second
 	// OutageBufferSize bounds the refusals held while the database is
-	// unavailable (about 1 KiB each): beyond it they are counted, logged
-	// and dropped.
-	OutageBufferSize = 10_000
+	// unavailable, and OutageBufferBytes their size (audit.Size: about
+	// 1 KiB each, up to tens of KiB with a refusal's issues): beyond
+	// either they are counted, logged and dropped.
+	OutageBufferSize  = 10_000
+	OutageBufferBytes = 32 << 20
 	// outageRetryMin and outageRetryMax bound the wait between attempts to
 	// write the buffer (doubling from the first).
 	outageRetryMin = 200 * time.Millisecond
@@ -252,16 +258,19 @@ func (s *Audit) insert(ctx context.Context, rows []audit.Issuance, upsert bool) 
 func (s *Audit) buffer(rows ...audit.Issuance) {
 	s.outageMu.Lock()
 	defer s.outageMu.Unlock()
-	room := OutageBufferSize - len(s.outage)
-	if room < len(rows) {
-		lost := rows[max(room, 0):]
-		s.overflown += uint64(len(lost))
-		if s.Log != nil {
-			s.Log.Error("audit outage buffer full: refusals dropped", "dropped", len(lost), "dropped_total", s.overflown)
+	for i := range rows {
+		size := int64(audit.Size(&rows[i]))
+		if len(s.outage) >= OutageBufferSize || s.outageLen+size > s.OutageBytes {
+			lost := len(rows) - i
+			s.overflown += uint64(lost)
+			if s.Log != nil {
+				s.Log.Error("audit outage buffer full: refusals dropped", "dropped", lost, "dropped_total", s.overflown)
+			}
+			break
 		}
-		rows = rows[:max(room, 0)]
+		s.outage = append(s.outage, rows[i])
+		s.outageLen += size
 	}
-	s.outage = append(s.outage, rows...)
 	if !s.retrying && len(s.outage) > 0 {
 		s.retrying = true
 		go s.retry()
@@ -283,10 +292,13 @@ func (s *Audit) retry() {
 		done, err := s.insertBuffered(ctx, batch)
 		cancel()
 		s.outageMu.Lock()
+		for i := range done {
+			s.outageLen -= int64(audit.Size(&s.outage[i]))
+		}
 		s.outage = slices.Delete(s.outage, 0, done)
 		if len(s.outage) == 0 {
 			s.retrying = false
-			s.outage = nil
+			s.outage, s.outageLen = nil, 0
 			s.outageMu.Unlock()
 			return
 		}

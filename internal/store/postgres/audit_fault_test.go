@@ -2,8 +2,10 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -124,6 +126,7 @@ func TestAuditOutageLeavesTrace(t *testing.T) {
 	cluster := pgtest.NewCluster(t)
 	db := cluster.Open()
 	s := postgres.NewAudit(db)
+	s.OutageBytes = 128 << 10 // the small refusals and a few large ones
 	if err := s.Append(ctx, &audit.Issuance{ID: "before", Time: time.Now(), ClientID: "c", Outcome: audit.Issued}); err != nil {
 		t.Fatal(err)
 	}
@@ -153,14 +156,35 @@ func TestAuditOutageLeavesTrace(t *testing.T) {
 		t.Fatalf("buffered %d (dropped %d), want %d: the refusals and the withheld issuance", n, dropped, refusals+1)
 	}
 	t.Logf("%d refusals buffered within %s of the outage", refusals+1, time.Since(stopped).Round(time.Millisecond))
+	// Refusals with many issues are large: the buffer is bounded by their
+	// size as well as by their count.
+	witness := json.RawMessage(`"` + strings.Repeat("w", audit.MaxWitnessBytes-2) + `"`)
+	const large = 8
+	for i := range large {
+		rec := &audit.Issuance{ID: fmt.Sprintf("large-%d", i), Time: time.Now(), ClientID: "c", Outcome: audit.Denied}
+		for range audit.MaxIssues {
+			rec.Issues = append(rec.Issues, audit.Issue{Code: "type_mismatch", Message: strings.Repeat("m", audit.MaxIssueMessage), Witness: witness})
+		}
+		_ = s.Append(ctx, rec) // buffered, or dropped when the buffer is full
+	}
+	n, dropped := s.Buffered()
+	if dropped == 0 || n+int(dropped) != refusals+1+large {
+		t.Fatalf("buffered %d, dropped %d of %d large refusals; want some dropped by the 128 KiB bound", n, dropped, large)
+	}
+	keptLarge := large - int(dropped)
 
 	cluster.Start()
 	restarted := time.Now()
 	waitFor(t, "the buffer to be written", func() bool { n, _ := s.Buffered(); return n == 0 })
 	t.Logf("buffer written %s after the database came back", time.Since(restarted).Round(time.Millisecond))
 	got := recordsOf(t, s, audit.Query{})
-	if len(got) != refusals+2 {
-		t.Errorf("after recovery the log holds %d records, want %d", len(got), refusals+2)
+	if len(got) != refusals+2+keptLarge {
+		t.Errorf("after recovery the log holds %d records, want %d", len(got), refusals+2+keptLarge)
+	}
+	for i := range keptLarge {
+		if r := got[fmt.Sprintf("large-%d", i)]; len(r.Issues) != audit.MaxIssues {
+			t.Errorf("large refusal %d after recovery holds %d issues", i, len(r.Issues))
+		}
 	}
 	for i := range refusals {
 		if r := got[fmt.Sprintf("down-%02d", i)]; r.Outcome != audit.Denied || r.ClientID != "attacker" || r.Reason != "bad_secret" {
