@@ -91,4 +91,36 @@ func BenchmarkAuditQuery(b *testing.B) {
 			}
 		})
 	}
+	// The Activity page: its chart's aggregate over the last 24 hours, and
+	// its latest refusals; beside them what it did before, reading at most
+	// 2000 records of the window in pages of 500 (exact only below 2000).
+	day := audit.Window{Since: now.Truncate(time.Hour).Add(-23 * time.Hour), Until: now.Truncate(time.Hour).Add(time.Hour)}
+	b.Run("activity_aggregate_24h", func(b *testing.B) {
+		for b.Loop() {
+			if sum, err := s.Aggregate(ctx, day); err != nil || len(sum.Hours) == 0 {
+				b.Fatalf("aggregate: %+v, %v", sum, err)
+			}
+		}
+	})
+	b.Run("activity_latest_refusals_20", func(b *testing.B) {
+		for b.Loop() {
+			if page, err := s.Query(ctx, audit.Query{Outcome: audit.Denied, Limit: 20}); err != nil || len(page.Items) == 0 {
+				b.Fatalf("latest refusals: %v", err)
+			}
+		}
+	})
+	b.Run("activity_before_2000_records_24h", func(b *testing.B) {
+		for b.Loop() {
+			q := audit.Query{Since: day.Since, Limit: audit.MaxLimit}
+			for range 4 {
+				page, err := s.Query(ctx, q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if q.Cursor = page.Next; q.Cursor == "" {
+					break
+				}
+			}
+		}
+	})
 }
