@@ -122,6 +122,19 @@ func TestMappingSoundnessRegressions(t *testing.T) {
 			output:  `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
 			input:   `{"type":"object","properties":{"f":{"type":"string"},"y":{}},"anyOf":[{"required":["f"]},{"required":["y"]}]}`,
 			mapping: `{"f":"f"}`},
+		// a is required and requires b: every output has b, so "b is not
+		// required" has no witness, and stays unknown instead of refusing.
+		{name: "a path finding no output value confirms is unknown",
+			output:  `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["a"],"dependentRequired":{"a":["b"]}}`,
+			input:   `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
+			mapping: `{"b":"f"}`,
+			want:    []string{"warning cannot_prove " + ab + " b->f"}},
+		// a may be null: {"a":null} is a witness, the mapping reads nothing.
+		{name: "a path finding the output confirms is incompatible",
+			output:  `{"type":"object","properties":{"a":{"type":["object","null"],"properties":{"b":{"type":"string"}},"required":["b"]}},"required":["a"]}`,
+			input:   `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
+			mapping: `{"a.b":"f"}`,
+			want:    []string{"error may_be_null " + ab + " a.b->f"}},
 		// {"b":{"kind":"p","zz":true}}: the p shape is open and zz is any value.
 		{name: "an open union branch may carry the field undeclared",
 			output: `{"type":"object","properties":{"b":{"anyOf":[

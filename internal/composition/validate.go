@@ -303,7 +303,11 @@ func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.Resolv
 		case h.inElement:
 			msg = fmt.Sprintf("%s, so an element of %s may have no value", h.reason, m.Source)
 		}
-		run.graded(label(verdict.Issue{Code: h.code, SourcePointer: h.pointer, Message: msg}), at)
+		is := verdict.Issue{Code: h.code, SourcePointer: h.pointer, Message: msg}
+		if !undeclared {
+			run.provePath(&is, src.Output, m.Source, strictFrom(m.Source, e.Each, target.required))
+		}
+		run.graded(label(is), at)
 	}
 	node, err := run.synth.node(src.Output, source)
 	if err != nil {
