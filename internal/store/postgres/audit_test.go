@@ -2,6 +2,8 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -48,15 +50,18 @@ func BenchmarkAuditAppend(b *testing.B) {
 			}
 		}
 	})
-	b.Run("concurrent=32", func(b *testing.B) {
-		b.SetParallelism(16) // requests in flight per core
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if err := s.Append(ctx, record()); err != nil {
-					b.Error(err)
-					return
+	// 8 and 64 in flight, as BenchmarkTokenEndpoint's clients.
+	for _, inFlight := range []int{8, 64} {
+		b.Run(fmt.Sprintf("concurrent=%d", inFlight), func(b *testing.B) {
+			b.SetParallelism(max(inFlight/runtime.GOMAXPROCS(0), 1))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := s.Append(ctx, record()); err != nil {
+						b.Error(err)
+						return
+					}
 				}
-			}
+			})
 		})
-	})
+	}
 }
