@@ -28,7 +28,10 @@ type bar struct {
 // refusalView is one of the latest refusals with its issues.
 type refusalView struct {
 	audit.Issuance
-	Issues []issueView
+	// ClientName is the registered client's name; "" for an id no client
+	// has (a refusal records the id a request claimed).
+	ClientName string
+	Issues     []issueView
 }
 
 // issueView is an audited issue as the page shows it: where, why, and
@@ -67,8 +70,17 @@ func (c *console) activity(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	refusals := make([]refusalView, len(latest.Items))
+	names := map[string]string{}
 	for i, rec := range latest.Items {
 		refusals[i] = viewRefusal(rec)
+		name, ok := names[rec.ClientID]
+		if !ok {
+			if cl, err := c.cfg.Clients.Get(r.Context(), rec.ClientID); err == nil {
+				name = cl.Name
+			}
+			names[rec.ClientID] = name
+		}
+		refusals[i].ClientName = name
 	}
 	issued, refused := make([]int, activityHours), make([]int, activityHours)
 	total := 0

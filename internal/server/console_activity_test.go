@@ -17,7 +17,7 @@ func TestConsoleActivityShowsWitnesses(t *testing.T) {
 			h := cibaHarness(t, m)
 			admin := h.adminToken()
 			registerExamples(t, h, admin)
-			c := h.createClient(admin, map[string]any{"client_name": "activity", "allowed_tools": []string{"*"},
+			c := h.createClient(admin, map[string]any{"client_name": "activity <b>", "allowed_tools": []string{"*"},
 				"allowed_audiences": []string{routerAud}})
 			invalid := url.Values{"grant_type": {"client_credentials"}, "resource": {routerAud},
 				"authorization_details": {compositionDetails(t, "../../examples/pipeline-invalid.json")}}
@@ -41,8 +41,9 @@ func TestConsoleActivityShowsWitnesses(t *testing.T) {
 				`<code class="witness">[{}]</code>`,        // its witness, as JSON text
 				`<code>/properties/data/items/type</code>`, // where the target rejects it
 				`<code>unbound_required_input</code>`,
-				"&lt;img/src=x/onerror=alert(1)&gt;", // the claimed client id, as text
-				"3 decisions since",                  // the admin token and the two refusals
+				"&lt;img/src=x/onerror=alert(1)&gt; <small>(no such client)</small>", // the claimed client id, as text
+				"activity &lt;b&gt; <small>(" + c.ID + ")</small>",                   // a client's name, as text
+				"3 decisions since",                                                  // the admin token and the two refusals
 			} {
 				if !strings.Contains(body, want) {
 					t.Errorf("the activity page lacks %s", want)
