@@ -11,39 +11,14 @@ import (
 
 // srcRequired is the set of names the source guarantees an object has:
 // required of some conjunct, the view's own names, and the closure under
-// dependentRequired (and draft-07's list-valued dependencies) of those.
+// dependentRequired (and draft-07's list-valued dependencies) of those
+// (schemaview.View.Guaranteed).
 func (r *run) srcRequired(s view) map[string]bool {
-	out := map[string]bool{}
-	for _, name := range s.req {
-		out[name] = true
+	subs := make([]schemaview.Sub, len(s.conj))
+	for i, n := range s.conj {
+		subs[i] = n.sub()
 	}
-	for _, n := range s.conj {
-		for _, name := range stringList(n.m["required"]) {
-			out[name] = true
-		}
-	}
-	for grown := true; grown; {
-		grown = false
-		for _, n := range s.conj {
-			for _, kw := range []string{"dependentRequired", "dependencies"} {
-				if kw == "dependentRequired" && r.srcD7 {
-					continue
-				}
-				deps, _ := n.m[kw].(map[string]any)
-				for _, key := range slices.Sorted(maps.Keys(deps)) {
-					if !out[key] {
-						continue
-					}
-					for _, name := range stringList(deps[key]) {
-						if !out[name] {
-							out[name], grown = true, true
-						}
-					}
-				}
-			}
-		}
-	}
-	return out
+	return r.srcView().Guaranteed(subs, s.req...)
 }
 
 // srcProp is the source schema of the member called name: in each conjunct

@@ -323,18 +323,13 @@ func hasDependentSchema(deps any) bool {
 }
 
 // requiredInputs is the sorted list of top-level properties an input
-// schema requires.
+// schema requires (dependentRequired's closure included).
 func requiredInputs(v schemaView) []string {
-	seen := map[string]bool{}
+	var subs []schemaview.Sub
 	for _, atom := range v.expand([]string{""}).atoms {
-		req, _ := v.object(atom)["required"].([]any)
-		for _, r := range req {
-			if name, ok := r.(string); ok {
-				seen[name] = true
-			}
-		}
+		subs = append(subs, v.sub(atom))
 	}
-	return slices.Sorted(maps.Keys(seen))
+	return slices.Sorted(maps.Keys(v.sv.Guaranteed(subs)))
 }
 
 func first(ptrs []string) string {

@@ -20,14 +20,15 @@ type property struct {
 func (v schemaView) property(x expansion, name string) property {
 	var p property
 	members := make([]schemaview.Member, len(x.atoms))
+	subs := make([]schemaview.Sub, len(x.atoms))
 	for i, atom := range x.atoms {
-		s := v.sub(atom)
-		members[i] = v.sv.Member(s, name)
+		subs[i] = v.sub(atom)
+		members[i] = v.sv.Member(subs[i], name)
 		if members[i].HasNamed {
 			p.ptrs = append(p.ptrs, members[i].Named.Ptr)
 		}
-		p.required = p.required || schemaview.Required(s, name)
 	}
+	p.required = v.sv.Guaranteed(subs)[name]
 	for i, atom := range x.atoms {
 		m := members[i]
 		for _, c := range m.Patterns {

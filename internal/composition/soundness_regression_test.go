@@ -122,10 +122,23 @@ func TestMappingSoundnessRegressions(t *testing.T) {
 			output:  `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
 			input:   `{"type":"object","properties":{"f":{"type":"string"},"y":{}},"anyOf":[{"required":["f"]},{"required":["y"]}]}`,
 			mapping: `{"f":"f"}`},
-		// a is required and requires b: every output has b, so "b is not
-		// required" has no witness, and stays unknown instead of refusing.
-		{name: "a path finding no output value confirms is unknown",
+		// a is required and requires b: every output has b, which the path
+		// resolver reads from dependentRequired as the checker does.
+		{name: "a name dependentRequired guarantees is not missing",
 			output:  `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["a"],"dependentRequired":{"a":["b"]}}`,
+			input:   `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
+			mapping: `{"b":"f"}`},
+		// An input that requires a, and b with a, requires b.
+		{name: "an input's dependentRequired makes a name required",
+			output:  `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`,
+			input:   `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["a"],"dependentRequired":{"a":["b"]}}`,
+			mapping: `{"a":"a"}`,
+			want:    []string{"warning unbound_required_input - gen/tgt - ->b"}},
+		// Every output has b (the if always holds), which the path resolver
+		// does not see: "b is not required" has no witness, and stays
+		// unknown instead of refusing.
+		{name: "a path finding no output value confirms is unknown",
+			output:  `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["a"],"if":{"required":["a"]},"then":{"required":["b"]}}`,
 			input:   `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
 			mapping: `{"b":"f"}`,
 			want:    []string{"warning cannot_prove " + ab + " b->f"}},

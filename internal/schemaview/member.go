@@ -60,8 +60,43 @@ func (v View) Additional(s Sub) (Sub, bool) {
 	return s.Child("unevaluatedProperties")
 }
 
-// Required tells whether the required of s lists name.
-func Required(s Sub, name string) bool {
-	req, _ := s.M["required"].([]any)
-	return slices.Contains(req, any(name))
+// Guaranteed is the set of names every object satisfying all of subs has:
+// those given, those some sub requires, and the closure of these under
+// dependentRequired (and draft-07's list-valued dependencies).
+func (v View) Guaranteed(subs []Sub, given ...string) map[string]bool {
+	out := map[string]bool{}
+	for _, name := range given {
+		out[name] = true
+	}
+	for _, s := range subs {
+		req, _ := s.M["required"].([]any)
+		for _, r := range req {
+			if name, ok := r.(string); ok {
+				out[name] = true
+			}
+		}
+	}
+	for grown := true; grown; {
+		grown = false
+		for _, s := range subs {
+			for _, kw := range []string{"dependentRequired", "dependencies"} {
+				if kw == "dependentRequired" && v.d7 {
+					continue
+				}
+				deps, _ := s.M[kw].(map[string]any)
+				for _, key := range slices.Sorted(maps.Keys(deps)) {
+					if !out[key] {
+						continue
+					}
+					names, _ := deps[key].([]any)
+					for _, n := range names {
+						if name, ok := n.(string); ok && !out[name] {
+							out[name], grown = true, true
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
