@@ -2,9 +2,11 @@ package compat
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/typeward/typeward/internal/schema"
@@ -20,11 +22,28 @@ type corpusTool struct {
 	in, out      *schema.Schema
 }
 
+// corpus is the real corpus, loaded once for every test and benchmark of
+// the package: its schemas are immutable (each compiles a subschema once),
+// and parsing 600 of them per test cost seconds under -race.
+var corpus struct {
+	once  sync.Once
+	tools []corpusTool
+	err   error
+}
+
 func loadCorpus(t testing.TB) []corpusTool {
 	t.Helper()
+	corpus.once.Do(func() { corpus.tools, corpus.err = readCorpus() })
+	if corpus.err != nil {
+		t.Fatal(corpus.err)
+	}
+	return slices.Clone(corpus.tools)
+}
+
+func readCorpus() ([]corpusTool, error) {
 	raw, err := os.ReadFile(corpusPath)
 	if err != nil {
-		t.Fatalf("read corpus: %v", err)
+		return nil, fmt.Errorf("read corpus: %v", err)
 	}
 	var doc struct {
 		Servers []struct {
@@ -37,7 +56,7 @@ func loadCorpus(t testing.TB) []corpusTool {
 		} `json:"servers"`
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatalf("decode corpus: %v", err)
+		return nil, fmt.Errorf("decode corpus: %v", err)
 	}
 	var tools []corpusTool
 	for _, s := range doc.Servers {
@@ -52,7 +71,7 @@ func loadCorpus(t testing.TB) []corpusTool {
 			tools = append(tools, ct)
 		}
 	}
-	return tools
+	return tools, nil
 }
 
 func findTool(t testing.TB, tools []corpusTool, server, name string) corpusTool {
