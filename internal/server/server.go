@@ -131,8 +131,8 @@ func (s *Server) wire(ctx context.Context) error {
 		return age.Seconds()
 	})
 
-	if b, ok := st.audit.(interface{ Buffered() (int, uint64) }); ok {
-		s.metrics.WatchAuditBuffer(b.Buffered)
+	if pg, ok := st.audit.(*postgres.Audit); ok { // the memory log has no outage
+		s.metrics.WatchAuditBuffer(pg.Buffered)
 	}
 
 	if !cfg.Embedded() {
