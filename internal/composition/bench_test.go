@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -108,6 +109,22 @@ func loadServers(b testing.TB, path string) []registry.ServerTools {
 	return servers
 }
 
+// perEdge reports time and allocations per edge when the returned func
+// runs (deferred past b.Loop). Allocations per edge are the steadier sign
+// of linearity on a shared machine, where time per edge moves with the
+// load and with GC over a result that grows with the edges.
+func perEdge(b *testing.B, edges int) func() {
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	return func() {
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		n := float64(b.N * edges)
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/edge")
+		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/n, "allocs/edge")
+	}
+}
+
 // BenchmarkValidate validates DAGs of corpus tools. Cold: a fresh checker
 // (empty memo) every time; warm: one checker, so every pair of schemas is
 // already proven. ns/edge should stay flat as edges grow.
@@ -117,25 +134,25 @@ func BenchmarkValidate(b *testing.B) {
 	for _, edges := range []int{10, 100, 1000, 10000} {
 		c, _ := dagOf(b, tools, edges)
 		b.Run(fmt.Sprintf("edges=%d/cold", edges), func(b *testing.B) {
+			defer perEdge(b, edges)()
 			for b.Loop() {
 				v := NewValidator(cat, nil, compat.NewChecker())
 				if _, err := v.Validate(context.Background(), c); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*edges), "ns/edge")
 		})
 		b.Run(fmt.Sprintf("edges=%d/warm", edges), func(b *testing.B) {
 			v := NewValidator(cat, nil, compat.NewChecker())
 			if _, err := v.Validate(context.Background(), c); err != nil {
 				b.Fatal(err)
 			}
+			defer perEdge(b, edges)()
 			for b.Loop() {
 				if _, err := v.Validate(context.Background(), c); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*edges), "ns/edge")
 		})
 	}
 }
