@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/schemaview"
 )
 
 // The validator meets a reference cycle that does not descend into a
@@ -18,13 +19,15 @@ import (
 // may lead back to itself or to a schema the view applies is dropped:
 // widening the source is always sound.
 
-// inPlaceKeywords apply their subschemas to the value itself.
-var inPlaceKeywords = map[string]bool{
-	"$ref": true, "$dynamicRef": true, "$recursiveRef": true,
-	"allOf": true, "anyOf": true, "oneOf": true, "not": true,
-	"if": true, "then": true, "else": true,
-	"dependentSchemas": true, "dependencies": true,
-}
+// inPlaceKeywords apply their subschemas to the value itself
+// (schemaview.Applicators).
+var inPlaceKeywords = func() map[string]bool {
+	m := make(map[string]bool, len(schemaview.Applicators))
+	for _, kw := range schemaview.Applicators {
+		m[kw] = true
+	}
+	return m
+}()
 
 // notApplied hold subschemas that are only reached through references.
 var notApplied = map[string]bool{"$defs": true, "definitions": true, "contentSchema": true}

@@ -295,30 +295,32 @@ func (s view) with(i int, bit uint16, extra ...node) view {
 // keywords.
 func (r *run) subTarget(s view, t node, p path) []finding {
 	var out []finding
-	if ref, ok := t.m["$ref"].(string); ok && t.skip&skRef == 0 {
-		v, ptr, err := r.tgt.ResolveFrom(t.ptr, ref)
-		if err != nil {
-			return r.cannotProve(r.srcPtr(s), t.ptr+"/$ref", p, "$ref", "the reference does not resolve")
+	// $ref (draft-07: in place of its siblings) and the dynamic references,
+	// each unless checked already (schemaview.View.InPlace).
+	var follow schemaview.Follow
+	if t.skip&skRef == 0 {
+		follow |= schemaview.FollowRef
+	}
+	if t.skip&skDynRef == 0 {
+		follow |= schemaview.FollowDynamicRef
+	}
+	in := r.tgtView().InPlace(t.sub(), follow)
+	if in.RefErr != nil {
+		return r.cannotProve(r.srcPtr(s), t.ptr+"/$ref", p, "$ref", "the reference does not resolve")
+	}
+	if in.HasRef {
+		if in.Replaced {
+			return r.sub(s, nodeOf(in.Ref), p)
 		}
-		refd := newNode(v, ptr)
-		if r.tgtD7 {
-			return r.sub(s, refd, p) // draft-07 ignores every sibling of $ref
-		}
-		out = append(out, r.sub(s, refd, p)...)
+		out = append(out, r.sub(s, nodeOf(in.Ref), p)...)
 		t.skip |= skRef
 	}
-	if !r.tgtD7 && t.skip&skDynRef == 0 {
-		for _, kw := range schemaview.DynamicRefKeywords {
-			ref, ok := t.m[kw].(string)
-			if !ok {
-				continue
-			}
-			v, ptr, static := r.tgt.ResolveDynamic(t.ptr, ref)
-			if !static {
-				out = append(out, r.cannotProve(r.srcPtr(s), t.ptr+"/"+kw, p, kw, "its target depends on the dynamic scope")...)
-				continue
-			}
-			out = append(out, r.sub(s, newNode(v, ptr), p)...)
+	if follow&schemaview.FollowDynamicRef != 0 && !r.tgtD7 {
+		for _, d := range in.Dynamic {
+			out = append(out, r.sub(s, nodeOf(d), p)...)
+		}
+		for _, kw := range in.Scoped {
+			out = append(out, r.cannotProve(r.srcPtr(s), t.ptr+"/"+kw, p, kw, "its target depends on the dynamic scope")...)
 		}
 		t.skip |= skDynRef
 	}

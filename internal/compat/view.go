@@ -138,7 +138,7 @@ func (r *run) normalize(s view) (out view, empty bool) {
 				}
 			}
 			in := r.srcView().InPlace(n.sub(), follow)
-			queue = append(append(queue, nodesOf(in.Refs)...), nodesOf(in.AllOf)...)
+			queue = append(append(queue, nodesOf(in.Refs())...), nodesOf(in.AllOf)...)
 			if in.Replaced {
 				continue // draft-07 ignores every sibling of $ref
 			}

@@ -300,12 +300,8 @@ func (v schemaView) unfollowedKeyword(atom string) string {
 			return kw
 		}
 	}
-	if v.sv.InPlace(v.sub(atom), schemaview.FollowDynamicRef).Dynamic {
-		for _, kw := range schemaview.DynamicRefKeywords {
-			if _, ok := obj[kw]; ok {
-				return kw
-			}
-		}
+	if scoped := v.sv.InPlace(v.sub(atom), schemaview.FollowDynamicRef).Scoped; len(scoped) > 0 {
+		return scoped[0]
 	}
 	return ""
 }

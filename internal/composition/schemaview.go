@@ -58,7 +58,7 @@ func (v schemaView) expand(ptrs []string) expansion {
 			return // true adds nothing; false is caught by the type set
 		}
 		in := v.sv.InPlace(v.sub(ptr), schemaview.FollowAll)
-		for _, r := range in.Refs {
+		for _, r := range in.Refs() {
 			visit(r.Ptr)
 		}
 		if in.Replaced {
@@ -140,7 +140,7 @@ func (v schemaView) typesWithin(ptr string, onStack map[string]bool) compat.Kind
 	defer delete(onStack, ptr)
 	t := compat.AnyKind
 	in := v.sv.InPlace(schemaview.NewSub(obj, ptr), schemaview.FollowAll)
-	for _, r := range in.Refs {
+	for _, r := range in.Refs() {
 		t &= v.typesWithin(r.Ptr, onStack)
 	}
 	if in.Replaced {

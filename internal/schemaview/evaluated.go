@@ -69,10 +69,10 @@ func (v View) evaluation(s Sub, mk memberKind) Evaluation {
 			}
 		}
 		a := v.InPlace(n, FollowAll)
-		if a.Dynamic {
+		if len(a.Scoped) > 0 {
 			ev.Exact = false
 		}
-		queue = append(append(queue, a.Refs...), a.AllOf...)
+		queue = append(append(queue, a.Refs()...), a.AllOf...)
 		for _, kw := range []string{"anyOf", "oneOf"} {
 			if _, ok := n.M[kw]; !ok {
 				continue

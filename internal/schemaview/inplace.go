@@ -13,35 +13,51 @@ const (
 	FollowAll = FollowRef | FollowDynamicRef | FollowAllOf
 )
 
-// InPlaceSchemas is what applies to a value in place of, or beside, one schema
-// object unconditionally: the targets of its references and its allOf
-// branches.
+// InPlaceSchemas is what applies to a value in place of, or beside, one
+// schema object unconditionally: the targets of its references and its
+// allOf branches.
 type InPlaceSchemas struct {
-	Refs  []Sub // the $ref target, then static $dynamicRef/$recursiveRef targets
-	AllOf []Sub
+	Ref    Sub // the $ref target, when HasRef
+	HasRef bool
+	// RefErr: the $ref does not resolve (cannot happen in a loaded schema;
+	// a source drops it, which only widens).
+	RefErr error
 	// Replaced: a draft-07 $ref resolved, so the object's other keywords
-	// (allOf included) do not apply; Refs holds the target alone.
+	// (allOf and dynamic references included) do not apply.
 	Replaced bool
-	// Dynamic: a dynamic reference whose target depends on the path that
-	// reached it (a bundled document); it is not in Refs.
-	Dynamic bool
+	Dynamic  []Sub // static $dynamicRef/$recursiveRef targets
+	// Scoped names the dynamic references whose target depends on the path
+	// that reached them (a bundled document); they are not in Dynamic.
+	Scoped []string
+	AllOf  []Sub
+}
+
+// Refs are the reference targets: the $ref's, then the static dynamic ones.
+func (a InPlaceSchemas) Refs() []Sub {
+	if a.HasRef {
+		return append([]Sub{a.Ref}, a.Dynamic...)
+	}
+	return a.Dynamic
 }
 
 // DynamicRefKeywords are the references whose target depends on the
 // dynamic scope; in a document of one resource they are static.
 var DynamicRefKeywords = []string{"$dynamicRef", "$recursiveRef"}
 
-// InPlace lists what applies unconditionally to the same value as s. An
-// unresolvable $ref cannot occur in a loaded schema; it is left out, which
-// only widens a source (a target's callers see every keyword anyway).
+// InPlace lists what applies unconditionally to the same value as s, in
+// its dialect: a draft-07 $ref replaces its siblings, and draft-07 has no
+// dynamic references.
 func (v View) InPlace(s Sub, follow Follow) InPlaceSchemas {
 	var a InPlaceSchemas
 	if s.M == nil {
 		return a
 	}
 	if ref, ok := s.M["$ref"].(string); ok && follow&FollowRef != 0 {
-		if n, ptr, err := v.doc.ResolveFrom(s.Ptr, ref); err == nil {
-			a.Refs = append(a.Refs, NewSub(n, ptr))
+		n, ptr, err := v.doc.ResolveFrom(s.Ptr, ref)
+		if err != nil {
+			a.RefErr = err
+		} else {
+			a.Ref, a.HasRef = NewSub(n, ptr), true
 			if v.d7 {
 				a.Replaced = true
 				return a
@@ -52,9 +68,9 @@ func (v View) InPlace(s Sub, follow Follow) InPlaceSchemas {
 		for _, kw := range DynamicRefKeywords {
 			if ref, ok := s.M[kw].(string); ok {
 				if n, ptr, static := v.doc.ResolveDynamic(s.Ptr, ref); static {
-					a.Refs = append(a.Refs, NewSub(n, ptr))
+					a.Dynamic = append(a.Dynamic, NewSub(n, ptr))
 				} else {
-					a.Dynamic = true
+					a.Scoped = append(a.Scoped, kw)
 				}
 			}
 		}
