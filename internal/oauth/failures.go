@@ -17,6 +17,16 @@ type FailureLimiter interface {
 	Blocked(key string) (blocked bool, retryAfter time.Duration)
 }
 
+// FailureLimits are the two counts of failed client authentications:
+// per remote address (WithRemoteAddr) and per claimed client id. Either
+// may be nil (unlimited). They are set apart because they guard different
+// things: an address's limit slows one source guessing at many clients
+// (and may need room for many pipelines behind one NAT), a client id's
+// slows many sources guessing at one client.
+type FailureLimits struct {
+	ByAddress, ByClient FailureLimiter
+}
+
 // ReasonTooManyFailures is the audit reason of a request refused because
 // its address failed to authenticate too often.
 const ReasonTooManyFailures = "too_many_failures"
@@ -37,19 +47,15 @@ func remoteAddr(ctx context.Context) string {
 	return addr
 }
 
-// Failure limit keys: one namespace per kind of key.
-func addrKey(addr string) string { return "addr\x00" + addr }
-func clientKey(id string) string { return "client\x00" + id }
-
 // addressBlocked refuses, before any credential is looked at, a request
 // from an address whose failures are spent: its attempts cost nothing
 // more. Only requests from that address are affected.
 func (s *Service) addressBlocked(ctx context.Context) error {
 	addr := remoteAddr(ctx)
-	if s.Failures == nil || addr == "" {
+	if s.Failures.ByAddress == nil || addr == "" {
 		return nil
 	}
-	if blocked, wait := s.Failures.Blocked(addrKey(addr)); blocked {
+	if blocked, wait := s.Failures.ByAddress.Blocked(addr); blocked {
 		return tooManyFailures(wait)
 	}
 	return nil
@@ -61,17 +67,14 @@ func (s *Service) addressBlocked(ctx context.Context) error {
 // so failing on purpose cannot lock a real client out; and failures never
 // touch the per-client success bucket (Limiter).
 func (s *Service) countFailure(ctx context.Context, claimedID string) error {
-	if s.Failures == nil {
-		return nil
-	}
 	var wait time.Duration
-	if addr := remoteAddr(ctx); addr != "" {
-		if ok, w := s.Failures.Allow(addrKey(addr)); !ok {
+	if addr := remoteAddr(ctx); addr != "" && s.Failures.ByAddress != nil {
+		if ok, w := s.Failures.ByAddress.Allow(addr); !ok {
 			wait = max(wait, w)
 		}
 	}
-	if claimedID != "" && len(claimedID) <= clients.MaxClientIDLen {
-		if ok, w := s.Failures.Allow(clientKey(claimedID)); !ok {
+	if claimedID != "" && len(claimedID) <= clients.MaxClientIDLen && s.Failures.ByClient != nil {
+		if ok, w := s.Failures.ByClient.Allow(claimedID); !ok {
 			wait = max(wait, w)
 		}
 	}

@@ -12,11 +12,14 @@ const failureBurst = 5
 
 func withFailureLimit(t *testing.T, f *fixture) {
 	t.Helper()
-	l, err := ratelimit.New(ratelimit.Config{Rate: 1, Burst: failureBurst, Now: func() time.Time { return testNow }})
-	if err != nil {
-		t.Fatal(err)
+	limiter := func() FailureLimiter {
+		l, err := ratelimit.New(ratelimit.Config{Rate: 1, Burst: failureBurst, Now: func() time.Time { return testNow }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
 	}
-	f.svc.Failures = l
+	f.svc.Failures = FailureLimits{ByAddress: limiter(), ByClient: limiter()}
 }
 
 func tokenFrom(f *fixture, addr, authorization string) error {
@@ -104,5 +107,36 @@ func TestIntrospectionAndRevocationAreLimited(t *testing.T) {
 	if _, err := f.svc.Token(ctx, form("grant_type", "client_credentials", "resource", routerAud,
 		"authorization_details", details(exampleDoc(t, "pipeline-valid.json"))), creds("multi")); err != nil {
 		t.Errorf("a token after spending the introspection and revocation buckets: %v", err)
+	}
+}
+
+// TestFailureLimitsAreSeparate: an address allowed many failures (many
+// pipelines behind one NAT) still has each client id it claims limited by
+// the client id's own, smaller, bucket; other ids from it are unaffected.
+func TestFailureLimitsAreSeparate(t *testing.T) {
+	f := newFixture(t)
+	validDoc = exampleDoc(t, "pipeline-valid.json")
+	limiter := func(burst int) FailureLimiter {
+		l, err := ratelimit.New(ratelimit.Config{Rate: 1, Burst: burst, Now: func() time.Time { return testNow }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	f.svc.Failures = FailureLimits{ByAddress: limiter(100), ByClient: limiter(failureBurst)}
+	const nat = "203.0.113.7:4000"
+	for i := range failureBurst {
+		if e := AsError(tokenFrom(f, nat, basicAuth("app", "guess"))); e.Code != CodeInvalidClient {
+			t.Fatalf("failure %d as app: %v, want invalid_client", i, e)
+		}
+	}
+	if e := AsError(tokenFrom(f, nat, basicAuth("app", "guess"))); e.Kind != KindRateLimited {
+		t.Errorf("app's failures past its burst: %v, want 429", e)
+	}
+	if e := AsError(tokenFrom(f, nat, basicAuth("other", "guess"))); e.Code != CodeInvalidClient {
+		t.Errorf("another id from the same address: %v, want invalid_client (the address has room)", e)
+	}
+	if err := tokenFrom(f, nat, creds("app")); err != nil {
+		t.Errorf("app with its secret from the same address: %v", err)
 	}
 }

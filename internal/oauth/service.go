@@ -24,9 +24,9 @@ type Service struct {
 	Revocations  Revocations
 	Clients      Clients
 	Limiter      RateLimiter
-	// Failures limits failed client authentications per claimed client id
-	// and per remote address (WithRemoteAddr); nil: unlimited.
-	Failures FailureLimiter
+	// Failures limits failed client authentications per remote address
+	// and per claimed client id; unset: unlimited.
+	Failures FailureLimits
 	Audit    AuditLog
 	Metrics  *metrics.Metrics
 	Log      *slog.Logger

@@ -60,27 +60,29 @@ const (
 // Environment variables. A flag given on the command line wins over its
 // variable; secrets have no flag, so they never show in a process list.
 const (
-	EnvAddr           = "TYPEWARD_ADDR"
-	EnvIssuer         = "TYPEWARD_ISSUER"
-	EnvTokenTTL       = "TYPEWARD_TOKEN_TTL"
-	EnvDatabaseURL    = "DATABASE_URL"
-	EnvMigrate        = "TYPEWARD_MIGRATE"
-	EnvSigningAlg     = "TYPEWARD_SIGNING_ALG"
-	EnvJWKSMaxAge     = "TYPEWARD_JWKS_MAX_AGE"
-	EnvRateLimit      = "TYPEWARD_RATE_LIMIT"
-	EnvRateBurst      = "TYPEWARD_RATE_BURST"
-	EnvMetricsClients = "TYPEWARD_METRICS_CLIENTS"
-	EnvRegistry       = "TYPEWARD_REGISTRY"
-	EnvLogLevel       = "TYPEWARD_LOG_LEVEL"
-	EnvKeyRotation    = "TYPEWARD_KEY_ROTATION_INTERVAL"
-	EnvAuditRetention = "TYPEWARD_AUDIT_RETENTION"
-	EnvCIBAInterval   = "TYPEWARD_CIBA_INTERVAL"
-	EnvRequestTimeout = "TYPEWARD_REQUEST_TIMEOUT"
-	EnvDrainDelay     = "TYPEWARD_DRAIN_DELAY"
-	EnvMetricsAddr    = "TYPEWARD_METRICS_ADDR"
-	EnvFailureRate    = "TYPEWARD_FAILURE_RATE"
-	EnvFailureBurst   = "TYPEWARD_FAILURE_BURST"
-	EnvTrustedProxies = "TYPEWARD_TRUSTED_PROXIES"
+	EnvAddr                = "TYPEWARD_ADDR"
+	EnvIssuer              = "TYPEWARD_ISSUER"
+	EnvTokenTTL            = "TYPEWARD_TOKEN_TTL"
+	EnvDatabaseURL         = "DATABASE_URL"
+	EnvMigrate             = "TYPEWARD_MIGRATE"
+	EnvSigningAlg          = "TYPEWARD_SIGNING_ALG"
+	EnvJWKSMaxAge          = "TYPEWARD_JWKS_MAX_AGE"
+	EnvRateLimit           = "TYPEWARD_RATE_LIMIT"
+	EnvRateBurst           = "TYPEWARD_RATE_BURST"
+	EnvMetricsClients      = "TYPEWARD_METRICS_CLIENTS"
+	EnvRegistry            = "TYPEWARD_REGISTRY"
+	EnvLogLevel            = "TYPEWARD_LOG_LEVEL"
+	EnvKeyRotation         = "TYPEWARD_KEY_ROTATION_INTERVAL"
+	EnvAuditRetention      = "TYPEWARD_AUDIT_RETENTION"
+	EnvCIBAInterval        = "TYPEWARD_CIBA_INTERVAL"
+	EnvRequestTimeout      = "TYPEWARD_REQUEST_TIMEOUT"
+	EnvDrainDelay          = "TYPEWARD_DRAIN_DELAY"
+	EnvMetricsAddr         = "TYPEWARD_METRICS_ADDR"
+	EnvAddressFailureRate  = "TYPEWARD_ADDRESS_FAILURE_RATE"
+	EnvAddressFailureBurst = "TYPEWARD_ADDRESS_FAILURE_BURST"
+	EnvClientFailureRate   = "TYPEWARD_CLIENT_FAILURE_RATE"
+	EnvClientFailureBurst  = "TYPEWARD_CLIENT_FAILURE_BURST"
+	EnvTrustedProxies      = "TYPEWARD_TRUSTED_PROXIES"
 	// Secrets: environment only.
 	EnvKEK               = "TYPEWARD_KEY_ENCRYPTION_KEY"
 	EnvPepper            = "TYPEWARD_CLIENT_SECRET_PEPPER"
@@ -108,10 +110,9 @@ type Config struct {
 	// bucket size.
 	RateLimit float64
 	RateBurst int
-	// FailureRate and FailureBurst are the bucket of failed client
-	// authentications, one per remote address and one per claimed client id.
-	FailureRate  float64
-	FailureBurst int
+	// The buckets of failed client authentications: one per remote
+	// address, one per claimed client id (oauth.FailureLimits).
+	AddressFailures, ClientFailures FailureLimit
 	// TrustedProxies are the peers whose X-Forwarded-For names the remote
 	// address (the right-most address not itself trusted); none: the TCP
 	// peer is the remote address.
@@ -149,6 +150,13 @@ type Config struct {
 	CIBAMinExpiry time.Duration
 }
 
+// FailureLimit is a bucket of failed client authentications: Burst at
+// once, then Rate per second.
+type FailureLimit struct {
+	Rate  float64
+	Burst int
+}
+
 // Embedded reports whether the configuration is the embedded default.
 func (c *Config) Embedded() bool { return c.DatabaseURL == "" }
 
@@ -170,8 +178,10 @@ func (c *Config) bind(b *binder) {
 	b.duration(&c.AuditRetention, "audit-retention", EnvAuditRetention, DefaultAuditRetention, "keep issuance records this long, whole UTC days (at least 24h; 0 keeps them forever)")
 	b.float(&c.RateLimit, "rate-limit", EnvRateLimit, 50, "token requests per second per client")
 	b.integer(&c.RateBurst, "rate-burst", EnvRateBurst, 100, "token requests a client may make at once")
-	b.float(&c.FailureRate, "failure-rate", EnvFailureRate, DefaultFailureRate, "failed client authentications per second sustained per remote address and per claimed client id; past the burst they answer 429")
-	b.integer(&c.FailureBurst, "failure-burst", EnvFailureBurst, DefaultFailureBurst, "failed client authentications per remote address and per claimed client id at once")
+	b.float(&c.AddressFailures.Rate, "address-failure-rate", EnvAddressFailureRate, DefaultFailureRate, "failed client authentications per second sustained per remote address; past the burst its requests answer 429")
+	b.integer(&c.AddressFailures.Burst, "address-failure-burst", EnvAddressFailureBurst, DefaultFailureBurst, "failed client authentications per remote address at once (raise it for many pipelines behind one NAT)")
+	b.float(&c.ClientFailures.Rate, "client-failure-rate", EnvClientFailureRate, DefaultFailureRate, "failed client authentications per second sustained per claimed client id; past the burst failures answer 429 (a correct credential never does)")
+	b.integer(&c.ClientFailures.Burst, "client-failure-burst", EnvClientFailureBurst, DefaultFailureBurst, "failed client authentications per claimed client id at once")
 	b.value("trusted-proxies", EnvTrustedProxies, "", "comma-separated `CIDRs` of proxies whose X-Forwarded-For is believed (default none: the TCP peer is the remote address)", func(s string) (err error) {
 		c.TrustedProxies, err = parsePrefixes(s)
 		return err
@@ -261,11 +271,16 @@ func (c *Config) validate() []error {
 	if !(c.RateLimit > 0) || c.RateLimit > 1e6 {
 		bad("--rate-limit %v: want a positive number of requests per second, at most 1e6", c.RateLimit)
 	}
-	if !(c.FailureRate > 0) || c.FailureRate > 1e6 {
-		bad("--failure-rate %v: want a positive number of failures per second, at most 1e6", c.FailureRate)
-	}
-	if c.FailureBurst < 1 || c.FailureBurst > 1e6 {
-		bad("--failure-burst %d: want an integer from 1 to 1000000", c.FailureBurst)
+	for _, l := range []struct {
+		flag string
+		FailureLimit
+	}{{"address", c.AddressFailures}, {"client", c.ClientFailures}} {
+		if !(l.Rate > 0) || l.Rate > 1e6 {
+			bad("--%s-failure-rate %v: want a positive number of failures per second, at most 1e6", l.flag, l.Rate)
+		}
+		if l.Burst < 1 || l.Burst > 1e6 {
+			bad("--%s-failure-burst %d: want an integer from 1 to 1000000", l.flag, l.Burst)
+		}
 	}
 	if len(c.TrustedProxies) > MaxTrustedProxies {
 		bad("--trusted-proxies: %d ranges, at most %d", len(c.TrustedProxies), MaxTrustedProxies)

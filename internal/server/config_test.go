@@ -72,10 +72,12 @@ func TestParseConfigValues(t *testing.T) {
 		{"registry env", nil, map[string]string{EnvRegistry: "tools.json"}, func(c *Config) any { return c.Registry }, "tools.json"},
 		{"empty host listens everywhere", []string{"--addr", ":0"}, nil, func(c *Config) any { return c.Addr }, "0.0.0.0:0"},
 		{"log level env", nil, map[string]string{EnvLogLevel: "debug"}, func(c *Config) any { return c.LogLevel }, "debug"},
-		{"failure limit flags", []string{"--failure-rate", "0.5", "--failure-burst", "5"}, nil,
-			func(c *Config) any { return [2]any{c.FailureRate, c.FailureBurst} }, [2]any{0.5, 5}},
+		{"failure limit flags", []string{"--address-failure-rate", "0.5", "--address-failure-burst", "500", "--client-failure-burst", "5"},
+			map[string]string{EnvClientFailureRate: "0.25"},
+			func(c *Config) any { return [2]FailureLimit{c.AddressFailures, c.ClientFailures} }, [2]FailureLimit{{0.5, 500}, {0.25, 5}}},
 		{"failure limit defaults", nil, nil,
-			func(c *Config) any { return [2]any{c.FailureRate, c.FailureBurst} }, [2]any{DefaultFailureRate, DefaultFailureBurst}},
+			func(c *Config) any { return [2]FailureLimit{c.AddressFailures, c.ClientFailures} },
+			[2]FailureLimit{{DefaultFailureRate, DefaultFailureBurst}, {DefaultFailureRate, DefaultFailureBurst}}},
 		{"trusted proxies env", nil, map[string]string{EnvTrustedProxies: " 10.1.2.3/8, 192.0.2.1 ,2001:db8::/32,::ffff:172.16.0.0/108"},
 			func(c *Config) any { return c.TrustedProxies }, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"),
 				netip.MustParsePrefix("192.0.2.1/32"), netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("172.16.0.0/12")}},
@@ -108,7 +110,7 @@ func merge(m map[string]string, k, v string) map[string]string {
 // everything that is wrong, naming the flag or variable it came from.
 func TestParseConfigReportsEveryProblem(t *testing.T) {
 	_, err := ParseConfig([]string{"--addr", "nohost", "--token-ttl", "2h", "--signing-alg", "RS256", "--rate-limit", "-1",
-		"--issuer", "ftp://x", "--log-level", "loud", "--rate-burst", "many", "--failure-rate", "0", "--failure-burst", "0",
+		"--issuer", "ftp://x", "--log-level", "loud", "--rate-burst", "many", "--address-failure-rate", "0", "--client-failure-burst", "0",
 		"--trusted-proxies", "10.0.0.0/8,proxy.local"}, env(map[string]string{
 		EnvDatabaseURL: "postgres://user:hunter2@db/typeward", EnvAdminClientID: "admin", EnvAdminClientSecret: "short",
 		EnvJWKSMaxAge: "soon", EnvMigrate: "maybe",
@@ -121,7 +123,7 @@ func TestParseConfigReportsEveryProblem(t *testing.T) {
 		`--addr "nohost"`, "--token-ttl 2h0m0s: must be between 1m0s and 1h0m0s", `--signing-alg "RS256"`,
 		"--rate-limit -1:", `--issuer "ftp://x"`, `--log-level "loud"`, `--rate-burst "many": not an integer`,
 		`TYPEWARD_JWKS_MAX_AGE "soon": not a duration`, `TYPEWARD_MIGRATE "maybe": want true or false`,
-		"--failure-rate 0: want a positive number", "--failure-burst 0: want an integer from 1 to 1000000",
+		"--address-failure-rate 0: want a positive number", "--client-failure-burst 0: want an integer from 1 to 1000000",
 		`--trusted-proxies "10.0.0.0/8,proxy.local": "proxy.local" is not a CIDR`,
 		"TYPEWARD_ADMIN_CLIENT_SECRET has 5 characters", EnvKEK + " is required with a database", EnvPepper + " is required with a database",
 	} {

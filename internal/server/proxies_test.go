@@ -32,7 +32,7 @@ func TestFailureLimitByForwardedAddress(t *testing.T) {
 			t.Parallel()
 			h := start(t, embedded, func(c *server.Config) {
 				c.Registry = "../../examples/registry.json"
-				c.FailureRate, c.FailureBurst = 0.001, 3
+				c.AddressFailures = server.FailureLimit{Rate: 0.001, Burst: 3}
 				c.TrustedProxies = tc.trusted
 			})
 			demo := h.srv.Demo

@@ -155,12 +155,11 @@ func (s *Server) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	failureRate, failureBurst := cfg.FailureRate, cfg.FailureBurst
-	if failureRate == 0 && failureBurst == 0 { // a Config not from ParseConfig
-		failureRate, failureBurst = DefaultFailureRate, DefaultFailureBurst
+	var failures oauth.FailureLimits
+	if failures.ByAddress, err = failureLimiter(cfg.AddressFailures); err != nil {
+		return err
 	}
-	failures, err := ratelimit.New(ratelimit.Config{Rate: failureRate, Burst: failureBurst})
-	if err != nil {
+	if failures.ByClient, err = failureLimiter(cfg.ClientFailures); err != nil {
 		return err
 	}
 	validator := composition.NewValidator(s.cache, st.registry, compat.NewChecker())
@@ -191,6 +190,15 @@ func (s *Server) wire(ctx context.Context) error {
 		TrustedProxies: cfg.TrustedProxies,
 	})
 	return nil
+}
+
+// failureLimiter is the bucket of l, the default one for a zero l (a
+// Config not made by ParseConfig).
+func failureLimiter(l FailureLimit) (*ratelimit.Limiter, error) {
+	if l == (FailureLimit{}) {
+		l = FailureLimit{Rate: DefaultFailureRate, Burst: DefaultFailureBurst}
+	}
+	return ratelimit.New(ratelimit.Config{Rate: l.Rate, Burst: l.Burst})
 }
 
 // seedEmbedded loads the example registry and makes the demo client (and
