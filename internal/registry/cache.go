@@ -2,7 +2,11 @@ package registry
 
 import (
 	"context"
+	"strconv"
 	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"github.com/typeward/typeward/internal/cache"
 )
@@ -10,6 +14,11 @@ import (
 // DefaultCacheBytes bounds a Cache made by NewCache: thousands of tools
 // with schemas of a few KiB each.
 const DefaultCacheBytes = 64 << 20
+
+// resolveTimeout bounds a store read shared by concurrent misses: it runs
+// on none of their contexts, since the first caller leaving must not fail
+// the others.
+const resolveTimeout = 10 * time.Second
 
 // Cache is a read-through Resolver in front of another (a Store): it keeps
 // compiled schemas per (name, version asked for) until told that the tool
@@ -20,6 +29,9 @@ const DefaultCacheBytes = 64 << 20
 type Cache struct {
 	source  Resolver
 	entries *cache.Cache[cacheKey, *ResolvedTool]
+	// reads makes concurrent misses for one name and version one read and
+	// one compilation: after a change, every request in flight misses.
+	reads singleflight.Group
 
 	invalidations, resets atomic.Uint64
 }
@@ -73,15 +85,31 @@ func (c *Cache) ResolveTool(ctx context.Context, name string, version int) (*Res
 		clone := *rt
 		return &clone, nil
 	}
-	rt, err := c.source.ResolveTool(ctx, name, version)
-	if err != nil {
-		return nil, err
+	// The generation is part of the flight's key: a caller that comes
+	// after an invalidation never joins a read begun before it.
+	flight := strconv.FormatUint(gen, 10) + "\x00" + strconv.Itoa(version) + "\x00" + name
+	read := c.reads.DoChan(flight, func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resolveTimeout)
+		defer cancel()
+		rt, err := c.source.ResolveTool(ctx, name, version)
+		if err != nil {
+			return nil, err
+		}
+		// An invalidation while we were reading may concern what we read:
+		// then answer it but do not keep it.
+		c.entries.PutAt(gen, key, rt)
+		return rt, nil
+	})
+	select {
+	case r := <-read:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		clone := *r.Val.(*ResolvedTool)
+		return &clone, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	// An invalidation while we were reading may concern what we read: then
-	// answer it but do not keep it.
-	c.entries.PutAt(gen, key, rt)
-	clone := *rt
-	return &clone, nil
 }
 
 // Invalidate drops every entry for a tool of that bare name, whatever the

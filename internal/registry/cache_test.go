@@ -6,7 +6,9 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/store/memory"
@@ -170,4 +172,65 @@ func TestCacheIsBounded(t *testing.T) {
 	if _, err := cache.ResolveTool(ctx, "a/tool0", 0); err != nil || source.reads != reads+1 {
 		t.Errorf("the first tool was not evicted (%d store reads, %v)", source.reads-reads, err)
 	}
+}
+
+// TestCacheReadsOnceForConcurrentMisses: N requests missing the same tool
+// at once (as every request in flight does after a change) make one store
+// read and one compilation; each gets its own copy.
+func TestCacheReadsOnceForConcurrentMisses(t *testing.T) {
+	ctx := context.Background()
+	store := memory.NewRegistry()
+	declareIn(t, store, "a", "search", inQ)
+	arrived := make(chan struct{})
+	source := &countingResolver{Resolver: store}
+	// The first read is held until a second one arrives (or a moment
+	// passes): misses overlapping it would each reach the store.
+	source.during = func() {
+		select {
+		case <-arrived:
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	held := &arrivals{countingResolver: source, arrived: arrived}
+	cache := registry.NewCache(held)
+	store.Watch(cache.Invalidate)
+	const n = 32
+	var wg sync.WaitGroup
+	got := make([]*registry.ResolvedTool, n)
+	for i := range n {
+		wg.Go(func() {
+			rt, err := cache.ResolveTool(ctx, "a/search", 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got[i] = rt
+		})
+	}
+	wg.Wait()
+	if source.reads != 1 {
+		t.Errorf("%d concurrent misses made %d store reads, want 1", n, source.reads)
+	}
+	got[0].Version = 99
+	if rt, _ := cache.ResolveTool(ctx, "a/search", 0); rt.Version != 1 {
+		t.Errorf("callers share the cached entry: %+v", rt)
+	}
+}
+
+// arrivals signals, on every read after the first, that another read
+// reached the store.
+type arrivals struct {
+	*countingResolver
+	arrived chan struct{}
+	n       atomic.Int32
+}
+
+func (a *arrivals) ResolveTool(ctx context.Context, name string, version int) (*registry.ResolvedTool, error) {
+	if a.n.Add(1) > 1 {
+		select {
+		case a.arrived <- struct{}{}:
+		default:
+		}
+	}
+	return a.countingResolver.ResolveTool(ctx, name, version)
 }
