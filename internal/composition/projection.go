@@ -22,6 +22,14 @@ const synthesizedKey = "typeward:source"
 // its meaning.
 type synthesizer struct {
 	cache *cache.Cache[synthKey, *schema.Schema]
+	// proofs memoizes path findings' witnesses (witness.go): finding one
+	// may build and validate candidate outputs, a pure function of the
+	// output schema and the path.
+	proofs *cache.Cache[proofKey, pathProof]
+}
+
+func newSynthesizer() synthesizer {
+	return synthesizer{cache: newSynthCache(synthCacheBytes), proofs: newPathCache[proofKey, pathProof](pathCacheBytes)}
 }
 
 func (s *synthesizer) node(doc *schema.Schema, f sourceField) (compat.Node, error) {

@@ -80,7 +80,7 @@ func NewValidator(tools registry.Resolver, compositions Compositions, checker *c
 	if checker == nil {
 		checker = compat.NewChecker()
 	}
-	return &Validator{tools: tools, compositions: compositions, checker: checker, synth: synthesizer{cache: newSynthCache(synthCacheBytes)},
+	return &Validator{tools: tools, compositions: compositions, checker: checker, synth: newSynthesizer(),
 		sources: newPathCache[sourceKey, resolvedSource](pathCacheBytes), targets: newPathCache[targetKey, resolvedTarget](pathCacheBytes),
 		required: newPathCache[string, []string](pathCacheBytes)}
 }

@@ -1,7 +1,11 @@
 package composition
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/schema"
@@ -92,20 +96,185 @@ func (s *synthesizer) requirement(req any) (*schema.Schema, error) {
 	return doc, nil
 }
 
+// proofKey names a path finding's proof; pathProof is the proof, or
+// nothing (no witness) when witness is nil. Shared, never modified.
+type (
+	proofKey struct {
+		digest, path, code string
+		from               int
+	}
+	pathProof struct {
+		witness json.RawMessage
+		err     *verdict.WitnessError
+	}
+)
+
 // provePath gives a path finding its witness, checked by the real
 // validator against the output schema; without one the finding is Unknown
 // (cannot_prove), like any claim no witness confirms.
 func (run *validation) provePath(is *verdict.Issue, out *schema.Schema, p Path, from int) {
-	doc, err := run.synth.requirement(pathRequirement(p, is.Code, from))
-	if err == nil {
-		r := run.checker.Check(compat.Node{Schema: out}, compat.Node{Schema: doc}, compat.Options{})
-		for _, w := range r.Issues {
-			if w.Verdict == verdict.Incompatible && w.WitnessError != nil {
-				is.Verdict, is.Witness, is.WitnessError = verdict.Incompatible, w.Witness, w.WitnessError
-				return
+	key := proofKey{out.Digest, p.String(), is.Code, from}
+	proof, seen := run.synth.proofs.Get(key)
+	if !seen {
+		if req, err := run.synth.requirement(pathRequirement(p, is.Code, from)); err == nil {
+			if w, ok := run.pathWitness(out, req, p, is.Code, from); ok {
+				proof = pathProof{w.Witness, w.WitnessError}
 			}
 		}
+		run.synth.proofs.Put(key, proof)
+	}
+	if proof.witness != nil {
+		is.Verdict, is.Witness, is.WitnessError = verdict.Incompatible, proof.witness, proof.err
+		return
 	}
 	is.Message = fmt.Sprintf("cannot confirm that %s (%s): no output value the schema accepts was found without it", is.Message, is.Code)
 	is.Verdict, is.Code = verdict.Unknown, verdict.CodeCannotProve
+}
+
+// pathWitness finds the proof of a path finding: first the checker's own
+// (its candidates, grafted into an instance of the output, or its search);
+// where the path crosses an array that falls short (an element's
+// candidate stands alone, without the siblings the element requires), an
+// output whose arrays on the path have elements, changed at the path.
+func (run *validation) pathWitness(out, req *schema.Schema, p Path, code string, from int) (verdict.Issue, bool) {
+	if w, ok := run.refuted(compat.Node{Schema: out}, compat.Node{Schema: req}); ok {
+		return w, true
+	}
+	base, ok := run.outputWithElements(out, p)
+	if !ok {
+		return verdict.Issue{}, false
+	}
+	for _, cand := range mutations(base, p, code, from) {
+		if out.Validate(cand) != nil {
+			continue
+		}
+		lit, err := schema.FromValue(map[string]any{"const": cand})
+		if err != nil {
+			continue
+		}
+		if w, ok := run.refuted(compat.Node{Schema: lit}, compat.Node{Schema: req}); ok {
+			return w, true
+		}
+	}
+	return verdict.Issue{}, false
+}
+
+// refuted is the checker's confirmed counterexample to src ⊆ tgt.
+func (run *validation) refuted(src, tgt compat.Node) (verdict.Issue, bool) {
+	for _, w := range run.checker.Check(src, tgt, compat.Options{}).Issues {
+		if w.Verdict == verdict.Incompatible && w.WitnessError != nil {
+			return w, true
+		}
+	}
+	return verdict.Issue{}, false
+}
+
+// outputWithElements is an output value (the checker's witness against "the
+// path's last array is empty") whose arrays on the path have an element.
+func (run *validation) outputWithElements(out *schema.Schema, p Path) (any, bool) {
+	last := -1
+	for i, st := range p.Steps {
+		if st.Items {
+			last = i
+		}
+	}
+	if last < 0 {
+		return nil, false
+	}
+	var req any = map[string]any{"maxItems": json.Number("0")}
+	for i := last - 1; i >= 0; i-- {
+		if st := p.Steps[i]; st.Items {
+			req = map[string]any{"items": req}
+		} else {
+			req = map[string]any{"properties": map[string]any{st.Name: req}}
+		}
+	}
+	doc, err := run.synth.requirement(req)
+	if err != nil {
+		return nil, false
+	}
+	w, ok := run.refuted(compat.Node{Schema: out}, compat.Node{Schema: doc})
+	if !ok {
+		return nil, false
+	}
+	d := json.NewDecoder(bytes.NewReader(w.Witness))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// mutations are the values that leave the mapping nothing to read, made
+// from base at each container the finding may concern: null there
+// (may_be_null), or the next property deleted, or no object at all
+// (may_be_missing).
+func mutations(base any, p Path, code string, from int) []any {
+	var out []any
+	for i := max(from, 0); i < len(p.Steps); i++ {
+		at := p.Steps[:i]
+		if code == verdict.CodeMayBeNull {
+			if v, ok := replaceAt(base, at, func(any) (any, bool) { return nil, true }); ok {
+				out = append(out, v)
+			}
+			continue
+		}
+		if st := p.Steps[i]; !st.Items {
+			if v, ok := replaceAt(base, at, func(c any) (any, bool) {
+				obj, isObj := c.(map[string]any)
+				if !isObj {
+					return nil, false
+				}
+				cp := maps.Clone(obj)
+				delete(cp, st.Name)
+				return cp, true
+			}); ok {
+				out = append(out, v)
+			}
+		}
+		if v, ok := replaceAt(base, at, func(any) (any, bool) { return "", true }); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// replaceAt copies v with f applied to the value at steps (through the
+// first element of each array that has one there); ok is false when v has
+// no value there.
+func replaceAt(v any, steps []Step, f func(any) (any, bool)) (any, bool) {
+	if len(steps) == 0 {
+		return f(v)
+	}
+	st := steps[0]
+	if st.Items {
+		arr, ok := v.([]any)
+		if !ok {
+			return nil, false
+		}
+		for i, e := range arr {
+			if ne, ok := replaceAt(e, steps[1:], f); ok {
+				cp := slices.Clone(arr)
+				cp[i] = ne
+				return cp, true
+			}
+		}
+		return nil, false
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	c, has := obj[st.Name]
+	if !has {
+		return nil, false
+	}
+	nc, ok := replaceAt(c, steps[1:], f)
+	if !ok {
+		return nil, false
+	}
+	cp := maps.Clone(obj)
+	cp[st.Name] = nc
+	return cp, true
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/schema"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
@@ -124,4 +125,57 @@ func assertNothingToRead(t *testing.T, w any, is verdict.Issue) {
 func hasKey(m map[string]any, k string) bool {
 	_, ok := m[k]
 	return ok
+}
+
+// A finding inside projected elements: the witness is a whole output with
+// an element that leaves nothing to read. The checker confirms the first
+// three itself; for Sentry's find_monitors its candidate falls short (an
+// element needs all twelve required members, some with date-time
+// patterns), and the witness is an output with an element, changed at the
+// path (pathWitness: without that step this case fails).
+func TestPathWitnessInsideElements(t *testing.T) {
+	const output = `{"type":"object","required":["items","more"],"properties":{"more":{"type":"boolean"},
+		"items":{"type":"array","items":{"type":"object","required":["id","s"],"additionalProperties":false,"properties":{
+			"id":{"type":"string","format":"uri"},"n":{"type":"integer"},
+			"s":{"anyOf":[{"type":"object","properties":{"v":{"type":"string"}},"required":["v"]},{"type":"null"}]}}}}}}`
+	const input = `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`
+	var monitors string
+	for _, srv := range loadServers(t, corpusPath) {
+		for _, tool := range srv.Tools {
+			if strings.HasPrefix(srv.Server, "sentry-mcp") && tool.Name == "find_monitors" {
+				monitors = string(tool.OutputSchema)
+			}
+		}
+	}
+	if monitors == "" {
+		t.Fatal("the corpus has no Sentry find_monitors")
+	}
+	for _, tc := range []struct{ output, mapping, each, want string }{
+		{output, `{"items[].s.v":"f"}`, "", "may_be_null: at '/items/0/s': got null, want " + notNull},
+		{output, `{"items[].s.v":"f"}`, `,"each":true`, "may_be_null: at '/items/0/s': got null, want " + notNull},
+		{output, `{"items[].n":"f"}`, "", "may_be_missing: at '/items/0': missing property 'n'"},
+		{monitors, `{"monitors[].schedule.value":"f"}`, "", "may_be_null: at '/monitors/0/schedule': got null, want " + notNull},
+	} {
+		t.Run(tc.mapping+tc.each, func(t *testing.T) {
+			out, err := schema.Parse([]byte(tc.output))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, is := range mappingIssues(t, tc.output, input, tc.mapping, tc.each) {
+				if is.Code != verdict.CodeMayBeMissing && is.Code != verdict.CodeMayBeNull {
+					continue
+				}
+				if is.Verdict != verdict.Incompatible || is.WitnessError == nil {
+					t.Fatalf("path finding without a confirmed witness: %+v", is)
+				}
+				w := assertSourceAccepts(t, &registry.ResolvedTool{Name: "src", Output: out}, is.Witness)
+				assertNothingToRead(t, w, is)
+				got = append(got, is.Code+": "+is.WitnessError.Message)
+			}
+			if strings.Join(got, "\n") != tc.want {
+				t.Errorf("path findings:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), tc.want)
+			}
+		})
+	}
 }
