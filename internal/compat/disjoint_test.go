@@ -54,3 +54,20 @@ func TestNegatedTypedBound(t *testing.T) {
 			want: []string{"incompatible range_mismatch  /exclusiveMaximum: source allows values ≥ 5 but target requires < 5 [witness 5.5 rejected at /exclusiveMaximum]"}},
 	})
 }
+
+// Finite sources listed value by value: numbers in steps, a single point,
+// closed objects of finite properties.
+func TestListedSources(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "quarter steps", src: `{"type":"number","minimum":0,"maximum":1,"multipleOf":0.25}`, tgt: `{"enum":[0,0.25,0.5,0.75,1]}`},
+		{name: "a quarter step missing", src: `{"type":"number","minimum":0,"maximum":1,"multipleOf":0.25}`, tgt: `{"enum":[0,0.25,0.5,1]}`,
+			want: []string{"incompatible enum_mismatch /type /enum: source may be 0.75, which target does not accept [witness 0.75 rejected at /enum]"}},
+		{name: "one fraction", src: `{"type":"number","minimum":1.5,"maximum":1.5}`, tgt: `{"const":1.5}`},
+		{name: "tagged objects into a oneOf", src: `{"type":"object","properties":{"a":{"enum":[1,2]}},"required":["a"],"additionalProperties":false}`,
+			tgt: `{"oneOf":[{"properties":{"a":{"const":1}}},{"properties":{"a":{"const":2}}}]}`},
+		{name: "an optional tag matches both branches", src: `{"type":"object","properties":{"a":{"enum":[1,2]}},"additionalProperties":false}`,
+			tgt:  `{"oneOf":[{"properties":{"a":{"const":1}}},{"properties":{"a":{"const":2}}}]}`,
+			want: []string{"incompatible enum_mismatch /type : source may be {}, which target does not accept [witness {} rejected at /oneOf]"}},
+		{name: "only the empty object", src: `{"type":"object","maxProperties":0}`, tgt: `{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}`},
+	})
+}

@@ -3,6 +3,7 @@ package compat
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"reflect"
 	"slices"
@@ -81,6 +82,15 @@ func (r *run) candidates(s view, ranges bool) ([]any, bool) {
 	}
 	if ranges && s.types == KindString {
 		if vals, ok := patternCandidates(s); ok {
+			return vals, true
+		}
+	}
+	if ranges && s.types&^KindNumber == 0 && s.types&KindFraction != 0 {
+		return stepValues(s)
+	}
+	if s.types == KindObject {
+		// Objects are worth listing for any target when there are few.
+		if vals, ok := r.objectValues(s); ok && (ranges || len(vals) <= maxObjectValues) {
 			return vals, true
 		}
 	}
@@ -284,6 +294,122 @@ func patternCandidates(s view) ([]any, bool) {
 			}
 			return out, true
 		}
+	}
+	return nil, false
+}
+
+// stepValues lists the numbers of a bounded source that moves in steps
+// (the lcm of its multipleOf), or its single point.
+func stepValues(s view) ([]any, bool) {
+	lo, hi := numberBounds(s)
+	if lo.v == nil || hi.v == nil {
+		return nil, false
+	}
+	var step *big.Rat
+	for _, n := range s.conj {
+		if k, ok := ratOf(n.m["multipleOf"]); ok && k.Sign() > 0 {
+			step = lcmRat(step, k)
+		}
+	}
+	if step == nil {
+		if lo.v.Cmp(hi.v) != 0 || lo.excl || hi.excl {
+			return nil, false
+		}
+		d, ok := decimalOf(lo.v)
+		return []any{d}, ok
+	}
+	first := ceilRat(new(big.Rat).Quo(lo.v, step))
+	last := floorRat(new(big.Rat).Quo(hi.v, step))
+	if new(big.Int).Sub(last, first).Cmp(big.NewInt(maxFiniteValues)) > 0 {
+		return nil, false
+	}
+	var out []any
+	for k := first; k.Cmp(last) <= 0; k = new(big.Int).Add(k, big.NewInt(1)) {
+		d, ok := decimalOf(new(big.Rat).Mul(new(big.Rat).SetInt(k), step))
+		if !ok {
+			return nil, false
+		}
+		out = append(out, d) // exclusive ends are filtered by the validator
+	}
+	return out, true
+}
+
+// decimalOf writes a rational with a finite decimal expansion exactly.
+func decimalOf(v *big.Rat) (json.Number, bool) {
+	for prec := 0; prec <= 64; prec++ {
+		d := v.FloatString(prec)
+		if back, ok := new(big.Rat).SetString(d); ok && back.Cmp(v) == 0 {
+			return json.Number(d), true
+		}
+	}
+	return "", false
+}
+
+// maxObjectValues bounds the objects listed for a target without enum or
+// const.
+const maxObjectValues = 16
+
+// objectValues lists the objects of a closed source whose declared
+// properties each hold finitely many values (const, enum, booleans, null):
+// every combination of present values and, for optional names, absence.
+func (r *run) objectValues(s view) ([]any, bool) {
+	if hi, _ := intKeyword(s, "maxProperties", false); hi != nil && hi.Sign() == 0 {
+		return []any{map[string]any{}}, true
+	}
+	closed := false
+	for _, n := range s.conj {
+		closed = closed || n.m["additionalProperties"] == false
+	}
+	if !closed {
+		return nil, false // the common case, decided before any lookup
+	}
+	if _, open := r.srcExtra(s); open || len(r.srcPatterns(s)) > 0 {
+		return nil, false
+	}
+	req := r.srcRequired(s)
+	out := []any{map[string]any{}}
+	for _, name := range r.srcNames(s) {
+		pv, _ := r.srcProp(s, name)
+		vals, ok := r.directValues(pv)
+		if !ok {
+			return nil, false
+		}
+		var next []any
+		for _, o := range out {
+			if !req[name] {
+				next = append(next, o)
+			}
+			for _, v := range vals {
+				m := maps.Clone(o.(map[string]any))
+				m[name] = v
+				next = append(next, m)
+			}
+			if len(next) > maxFiniteValues {
+				return nil, false
+			}
+		}
+		out = next
+	}
+	return out, true
+}
+
+// directValues: a superset of a property's values stated by the property
+// itself (const, enum, or only null and booleans), without descending.
+func (r *run) directValues(v view) ([]any, bool) {
+	v, empty := r.normalize(v)
+	if empty {
+		return nil, true
+	}
+	for _, n := range v.conj {
+		if c, ok := n.m["const"]; ok {
+			return []any{c}, true
+		}
+		if e, ok := n.m["enum"].([]any); ok {
+			return e, true
+		}
+	}
+	if v.types&^(KindNull|KindBoolean) == 0 {
+		return []any{nil, true, false}, true
 	}
 	return nil, false
 }
