@@ -44,10 +44,13 @@ type sourceField struct {
 	leaf        []string      // conjunction at the end of the path; empty: unconstrained
 	alts        []sourceField // set when the path crossed a union: the value is one of these
 	projections []items       // one per [] that builds an array, outermost first
-	arrayPtr    string        // the outermost projected array
-	missing     *hazard
-	null        *hazard
-	undeclared  *hazard // some union branch is open and does not declare the field
+	// wholeArray: the path ends with a projecting [], so the value is the
+	// array itself, every keyword of it included (not just its items).
+	wholeArray bool
+	arrayPtr   string // the outermost projected array
+	missing    *hazard
+	null       *hazard
+	undeclared *hazard // some union branch is open and does not declare the field
 }
 
 // resolveSource follows a source path through the output schema. With each,
@@ -99,6 +102,7 @@ func (r *sourceResolver) from(start int, cur []string, iterating bool, split map
 					f.arrayPtr = pointer
 				}
 				f.projections = append(f.projections, it)
+				f.wholeArray = i == len(steps)-1
 			}
 			cur = it.ptrs
 			continue

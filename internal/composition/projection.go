@@ -64,12 +64,20 @@ func fragmentOf(f sourceField) any {
 		}
 		fragment = map[string]any{"anyOf": branches}
 	}
-	for i := len(f.projections) - 1; i >= 0; i-- {
+	projections := f.projections
+	if f.wholeArray {
+		// The array itself: its uniqueItems, contains, unevaluatedItems, …
+		// hold of the value too.
+		last := projections[len(projections)-1]
+		fragment = map[string]any{"type": "array", "allOf": []any{conjunction(last.arrays)}}
+		projections = projections[:len(projections)-1]
+	}
+	for i := len(projections) - 1; i >= 0; i-- {
 		arr := map[string]any{"type": "array", "items": fragment}
-		if p := f.projections[i]; p.minItems != "" {
+		if p := projections[i]; p.minItems != "" {
 			arr["minItems"] = p.minItems
 		}
-		if p := f.projections[i]; p.maxItems != "" {
+		if p := projections[i]; p.maxItems != "" {
 			arr["maxItems"] = p.maxItems
 		}
 		fragment = arr

@@ -172,6 +172,7 @@ func (v schemaView) typesWithin(ptr string, onStack map[string]bool) compat.Kind
 
 // items is where a conjunction describes array elements.
 type items struct {
+	arrays   []string // the conjunction describing the array itself
 	ptrs     []string
 	tuple    string // pointer of a prefixItems (or draft-07 array items) that makes positions differ
 	minItems json.Number
@@ -179,15 +180,15 @@ type items struct {
 }
 
 func (v schemaView) items(x expansion) items {
-	var it items
+	it := items{arrays: x.atoms}
 	for _, atom := range x.atoms {
 		s := v.sub(atom)
 		if kw := v.sv.TupleKeyword(s); kw != "" {
 			if it.tuple == "" {
 				it.tuple = atom + "/" + kw
 			}
-		} else if rest := v.sv.Items(s); rest.HasRest {
-			it.ptrs = append(it.ptrs, rest.Rest.Ptr)
+		} else if rest := v.sv.ItemRest(s); rest.Has && rest.From == 0 {
+			it.ptrs = append(it.ptrs, rest.Sub.Ptr) // items, or an unevaluatedItems that applies to every item
 		}
 		if n, ok := s.M["minItems"].(json.Number); ok && (it.minItems == "" || schemaview.Less(it.minItems, n)) {
 			it.minItems = n

@@ -122,6 +122,24 @@ func TestMappingSoundnessRegressions(t *testing.T) {
 			output:  `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`,
 			input:   `{"type":"object","properties":{"f":{"type":"string"},"y":{}},"anyOf":[{"required":["f"]},{"required":["y"]}]}`,
 			mapping: `{"f":"f"}`},
+		// Nothing evaluates the items but unevaluatedItems: ["s"] is invalid,
+		// every element is an integer, as the projection says.
+		{name: "source unevaluatedItems types the projected elements",
+			output:  `{"type":"object","properties":{"xs":{"type":"array","minItems":1,"unevaluatedItems":{"type":"integer"}}},"required":["xs"]}`,
+			input:   `{"type":"object","properties":{"f":{"type":"array","items":{"type":"integer"}}},"required":["f"]}`,
+			mapping: `{"xs[]":"f"}`},
+		// xs[] is xs itself: its uniqueItems and contains hold of the value
+		// ([0,0] and [] are not outputs).
+		{name: "a path ending in [] is the whole array",
+			output:  `{"type":"object","properties":{"xs":{"type":"array","items":{"type":"integer"},"uniqueItems":true,"contains":{"const":1}}},"required":["xs"]}`,
+			input:   `{"type":"object","properties":{"f":{"type":"array","uniqueItems":true,"contains":{"const":1}}},"required":["f"]}`,
+			mapping: `{"xs[]":"f"}`},
+		// allOf's prefixItems makes the first element differ: a tuple.
+		{name: "source unevaluatedItems past an in-place tuple is a tuple",
+			output:  `{"type":"object","properties":{"xs":{"type":"array","allOf":[{"prefixItems":[{"type":"string"}]}],"unevaluatedItems":{"type":"integer"}}},"required":["xs"]}`,
+			input:   `{"type":"object","properties":{"f":{"type":"array","items":{"type":"integer"}}},"required":["f"]}`,
+			mapping: `{"xs[]":"f"}`,
+			want:    []string{"warning cannot_prove " + ab + " xs[]->f"}},
 		// a is required and requires b: every output has b, which the path
 		// resolver reads from dependentRequired as the checker does.
 		{name: "a name dependentRequired guarantees is not missing",
