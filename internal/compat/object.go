@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"encoding/json"
 	"maps"
 	"math/big"
 	"slices"
@@ -188,8 +189,11 @@ func (r *run) patternProperties(s view, t node, p path) []finding {
 			out = append(out, r.cannotProve(sp.n.ptr, tq.ptr, p, "patternProperties",
 				"the source pattern "+quote(sp.pattern)+" may overlap the target pattern "+quote(pat))...)
 		}
-		if ev, possible := r.srcExtra(s); possible {
-			out = append(out, r.undeclared(ev, tq, p, "the names matching "+quote(pat))...)
+		// A source pattern equal to pat governs every undeclared name pat
+		// matches (checked above): additionalProperties never reaches them.
+		same := slices.ContainsFunc(r.srcPatterns(s), func(sp srcPattern) bool { return sp.pattern == pat })
+		if ev, possible := r.srcExtra(s); possible && !same {
+			out = append(out, with(r.undeclared(ev, tq, p, "the names matching "+quote(pat)), r.undeclaredCandidates(s, pat)...)...)
 		}
 	}
 	return out
@@ -316,15 +320,22 @@ func (r *run) dependencies(s view, t node, p path) []finding {
 }
 
 func (r *run) dependentRequired(s view, t node, p path, kw, key string, names []any) []finding {
-	with := s
-	with.req = append(slices.Clip(s.req), key)
-	with, _ = r.normalize(with) // the trigger's own dependentSchemas apply
-	have := r.srcRequired(with)
+	trig := s
+	trig.req = append(slices.Clip(s.req), key)
+	trig, _ = r.normalize(trig) // the trigger's own dependentSchemas apply
+	have := r.srcRequired(trig)
 	var out []finding
 	for _, name := range stringList(names) {
 		if !have[name] {
-			out = append(out, r.report(verdict.CodeDependencyMissing, r.srcPtr(s), t.ptr+"/"+kw, p,
-				"%s may have %q without %q, which %s requires together (%s)", srcMark, key, name, tgtMark, kw))
+			// The candidate has the trigger and what the source then
+			// requires, not the name.
+			c := map[string]any{key: nil}
+			for n := range have {
+				c[n] = nil
+			}
+			delete(c, name)
+			out = append(out, with([]finding{r.report(verdict.CodeDependencyMissing, r.srcPtr(s), t.ptr+"/"+kw, p,
+				"%s may have %q without %q, which %s requires together (%s)", srcMark, key, name, tgtMark, kw)}, c)...)
 		}
 	}
 	return out
@@ -339,4 +350,30 @@ func stringList(v any) []string {
 		}
 	}
 	return out
+}
+
+// undeclaredCandidates are objects holding one name pat matches that the
+// source does not declare, with values of each kind: the validator keeps
+// one the source accepts and the target's schema for pat refuses.
+func (r *run) undeclaredCandidates(s view, pat string) []any {
+	re := schemaview.Regexp(pat)
+	var names []string
+	if l, ok := prefixPattern(pat); ok {
+		names = append(names, l, l+"z")
+	}
+	if lang, ok := patternLanguage(pat, 8); ok {
+		names = append(names, lang...)
+	}
+	declared := r.srcNames(s)
+	for _, name := range names {
+		if re == nil || !re.MatchString(name) || slices.Contains(declared, name) {
+			continue
+		}
+		var out []any
+		for _, v := range []any{nil, true, json.Number("0"), json.Number("0.5"), "", []any{}, map[string]any{}} {
+			out = append(out, map[string]any{name: v})
+		}
+		return out
+	}
+	return nil
 }

@@ -96,3 +96,19 @@ func TestObjects(t *testing.T) {
 			want: []string{"incompatible type_mismatch /properties/n/type /properties/n/type: source.n is string but target.n expects integer [witness {\"n\":\"\"} rejected at /properties/n/type]"}},
 	})
 }
+
+func TestPatternPropertiesAndDependencies(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "the same pattern governs every undeclared name it matches", src: `{"type":"object","patternProperties":{"^x-":{"type":"integer"}}}`,
+			tgt: `{"type":"object","patternProperties":{"^x-":{"type":"number"}}}`},
+		{name: "the same pattern with a narrower value", src: `{"type":"object","patternProperties":{"^x-":{"type":"number"}}}`,
+			tgt:  `{"type":"object","patternProperties":{"^x-":{"type":"integer"}}}`,
+			want: []string{`incompatible type_mismatch /patternProperties/^x-/type /patternProperties/^x-/type: source.^x- is number but target.^x- expects integer [witness {"x-":1.5} rejected at /patternProperties/^x-/type]`}},
+		{name: "an undeclared name the target pattern matches", src: `{"type":"object","properties":{"a":{"type":"integer"}}}`,
+			tgt:  `{"type":"object","patternProperties":{"^a":{"type":"integer"}}}`,
+			want: []string{`incompatible undeclared_property  /patternProperties/^a: source does not declare the names matching "^a", which target constrains [witness {"az":null} rejected at /patternProperties/^a/type]`}},
+		{name: "a dependency without its second name", src: `{"type":"object","dependentRequired":{"a":["b"]}}`,
+			tgt:  `{"type":"object","dependentRequired":{"a":["b","c"]}}`,
+			want: []string{`incompatible dependency_missing  /dependentRequired: source may have "a" without "c", which target requires together (dependentRequired) [witness {"a":null,"b":null} rejected at /dependentRequired/a]`}},
+	})
+}
