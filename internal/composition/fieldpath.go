@@ -101,6 +101,9 @@ func (r *sourceResolver) from(start int, cur []string, iterating bool, split map
 				if f.arrayPtr == "" {
 					f.arrayPtr = pointer
 				}
+				if it.lost == "" && union != "" {
+					it.lost = union // the union's branches are not split: its items are
+				}
 				f.projections = append(f.projections, it)
 				f.wholeArray = i == len(steps)-1
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/typeward/typeward/internal/cache"
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // synthesizedKey is the name of the subschema added to a copy of an output
@@ -160,4 +161,34 @@ func originalPointer(doc *schema.Schema, f sourceField, ptr string) string {
 		return first(f.leaf)
 	}
 	return ptr
+}
+
+// lost is the first array keyword a synthesized projection of f drops
+// (items.lost), "" when the projection says exactly what the output does.
+// The array a path ends in is the array itself, so it drops nothing.
+func (f sourceField) lost() string {
+	projections := f.projections
+	if f.wholeArray {
+		projections = projections[:len(projections)-1]
+	}
+	for _, p := range projections {
+		if p.lost != "" {
+			return p.lost
+		}
+	}
+	for _, alt := range f.alts {
+		if l := alt.lost(); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// unprovenProjection is an Incompatible verdict on a projection that drops
+// a keyword of the array: its witness holds under the synthesized schema,
+// but may be no projection of an output, so it proves nothing.
+func unprovenProjection(is verdict.Issue, lost string) verdict.Issue {
+	is.Message = fmt.Sprintf("cannot confirm that %s (%s): the projection does not carry %s, so its witness may be no output's", is.Message, is.Code, lost)
+	is.Verdict, is.Code, is.Witness, is.WitnessError = verdict.Unknown, verdict.CodeCannotProve, nil, nil
+	return is
 }

@@ -177,7 +177,15 @@ type items struct {
 	tuple    string // pointer of a prefixItems (or draft-07 array items) that makes positions differ
 	minItems json.Number
 	maxItems json.Number
+	// lost points at the first keyword of the array that a projection of
+	// its items does not carry (contains, uniqueItems, not, …): a
+	// projected value the synthesized schema accepts may be no output's.
+	lost string
 }
+
+// arrayWide are the keywords that constrain an array beyond what its items
+// and length say, so a projection of the items drops them.
+var arrayWide = []string{"const", "enum", "contains", "maxContains", "uniqueItems", "not", "if"}
 
 func (v schemaView) items(x expansion) items {
 	it := items{arrays: x.atoms}
@@ -189,6 +197,16 @@ func (v schemaView) items(x expansion) items {
 			}
 		} else if rest := v.sv.ItemRest(s); rest.Has && rest.From == 0 {
 			it.ptrs = append(it.ptrs, rest.Sub.Ptr) // items, or an unevaluatedItems that applies to every item
+		} else if rest.Unsure && it.lost == "" {
+			it.lost = rest.Sub.Ptr // which items it applies to depends on the array
+		}
+		for _, kw := range arrayWide {
+			if _, ok := s.M[kw]; ok && it.lost == "" {
+				it.lost = atom + "/" + kw
+			}
+		}
+		if scoped := v.sv.InPlace(s, schemaview.FollowDynamicRef).Scoped; len(scoped) > 0 && it.lost == "" {
+			it.lost = atom + "/" + scoped[0]
 		}
 		if n, ok := s.M["minItems"].(json.Number); ok && (it.minItems == "" || schemaview.Less(it.minItems, n)) {
 			it.minItems = n

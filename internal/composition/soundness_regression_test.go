@@ -134,6 +134,14 @@ func TestMappingSoundnessRegressions(t *testing.T) {
 			output:  `{"type":"object","properties":{"xs":{"type":"array","items":{"type":"integer"},"uniqueItems":true,"contains":{"const":1}}},"required":["xs"]}`,
 			input:   `{"type":"object","properties":{"f":{"type":"array","uniqueItems":true,"contains":{"const":1}}},"required":["f"]}`,
 			mapping: `{"xs[]":"f"}`},
+		// Every output's rows holds a row named x, so rows[].name contains
+		// "x"; the projection of the items cannot say so, and its witness []
+		// is no output's: unknown, not a refusal.
+		{name: "a projection that drops the array's contains proves nothing",
+			output:  `{"type":"object","properties":{"rows":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]},"contains":{"properties":{"name":{"const":"x"}}}}},"required":["rows"]}`,
+			input:   `{"type":"object","properties":{"f":{"type":"array","contains":{"const":"x"}}},"required":["f"]}`,
+			mapping: `{"rows[].name":"f"}`,
+			want:    []string{"warning cannot_prove " + ab + " rows[].name->f"}},
 		// allOf's prefixItems makes the first element differ: a tuple.
 		{name: "source unevaluatedItems past an in-place tuple is a tuple",
 			output:  `{"type":"object","properties":{"xs":{"type":"array","allOf":[{"prefixItems":[{"type":"string"}]}],"unevaluatedItems":{"type":"integer"}}},"required":["xs"]}`,

@@ -320,6 +320,9 @@ func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.Resolv
 		for _, is := range run.checker.Check(node, compat.Node{Schema: tgt.Input, Pointer: ptr}, opts).Issues {
 			if node.Schema != src.Output {
 				is.SourcePointer = originalPointer(src.Output, source, is.SourcePointer)
+				if lost := source.lost(); lost != "" && is.Verdict == verdict.Incompatible {
+					is = unprovenProjection(is, lost)
+				}
 			}
 			run.graded(label(is), at)
 		}
