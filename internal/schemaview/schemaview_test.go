@@ -2,6 +2,8 @@ package schemaview
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -151,5 +153,82 @@ func TestRegexpCacheIsBounded(t *testing.T) {
 	}
 	if Regexp("(") != nil {
 		t.Fatal("an invalid pattern compiled")
+	}
+}
+
+func TestInPlace(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc string
+		refs      []string // pointers of Refs()
+		allOf     int
+		replaced  bool
+		scoped    []string
+	}{
+		{"2020-12 $ref beside allOf", `{"$ref":"#/$defs/a","allOf":[{}],"$defs":{"a":{}}}`, []string{"/$defs/a"}, 1, false, nil},
+		{"draft-07 $ref replaces its siblings", `{"$schema":"http://json-schema.org/draft-07/schema#","$ref":"#/definitions/a","allOf":[{}],"definitions":{"a":{}}}`, []string{"/definitions/a"}, 0, true, nil},
+		{"a static $dynamicRef", `{"$dynamicRef":"#m","$defs":{"a":{"$dynamicAnchor":"m"}}}`, []string{"/$defs/a"}, 0, false, nil},
+		{"a scope-dependent $dynamicRef", `{"$id":"https://x/root","$dynamicAnchor":"m","$dynamicRef":"#m","$defs":{"b":{"$id":"https://x/b","$dynamicAnchor":"m"}}}`, nil, 0, false, []string{"$dynamicRef"}},
+		{"draft-07 has no $dynamicRef", `{"$schema":"http://json-schema.org/draft-07/schema#","$dynamicRef":"#m","definitions":{"a":{"$dynamicAnchor":"m"}}}`, nil, 0, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := load(t, tc.doc)
+			in := v.InPlace(root(t, v), FollowAll)
+			var refs []string
+			for _, r := range in.Refs() {
+				refs = append(refs, r.Ptr)
+			}
+			if !slices.Equal(refs, tc.refs) || len(in.AllOf) != tc.allOf || in.Replaced != tc.replaced || !slices.Equal(in.Scoped, tc.scoped) || in.RefErr != nil {
+				t.Fatalf("refs %v allOf %d replaced %v scoped %v err %v", refs, len(in.AllOf), in.Replaced, in.Scoped, in.RefErr)
+			}
+			if in := v.InPlace(root(t, v), FollowAllOf); len(in.Refs()) != 0 || len(in.Scoped) != 0 {
+				t.Fatalf("FollowAllOf followed references: %+v", in)
+			}
+		})
+	}
+}
+
+func TestItemRest(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc string
+		ptr       string
+		from      int
+		has       bool
+		unsure    bool
+	}{
+		{"items", `{"prefixItems":[{}],"items":{"type":"string"}}`, "/items", 1, true, false},
+		{"unevaluatedItems alone", `{"unevaluatedItems":{"type":"string"}}`, "/unevaluatedItems", 0, true, false},
+		{"unevaluatedItems past allOf's prefix", `{"allOf":[{"prefixItems":[{},{}]}],"unevaluatedItems":false}`, "/unevaluatedItems", 2, true, false},
+		{"unevaluatedItems beside items in allOf", `{"allOf":[{"items":{}}],"unevaluatedItems":false}`, "", 0, false, false},
+		{"unevaluatedItems beside contains", `{"contains":{},"unevaluatedItems":false}`, "/unevaluatedItems", 0, false, true},
+		{"draft-07 additionalItems past an items array", `{"$schema":"http://json-schema.org/draft-07/schema#","items":[{}],"additionalItems":false}`, "/additionalItems", 1, true, false},
+		{"draft-07 has no unevaluatedItems", `{"$schema":"http://json-schema.org/draft-07/schema#","unevaluatedItems":false}`, "", 0, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := load(t, tc.doc)
+			r := v.ItemRest(root(t, v))
+			if r.Sub.Ptr != tc.ptr || r.From != tc.from || r.Has != tc.has || r.Unsure != tc.unsure {
+				t.Fatalf("ItemRest = %q from %d has %v unsure %v", r.Sub.Ptr, r.From, r.Has, r.Unsure)
+			}
+		})
+	}
+}
+
+func TestGuaranteed(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc string
+		want      []string
+	}{
+		{"required", `{"required":["a","b"]}`, []string{"a", "b"}},
+		{"dependentRequired closure", `{"required":["a"],"dependentRequired":{"a":["b"],"b":["c"],"z":["y"]}}`, []string{"a", "b", "c"}},
+		{"draft-07 dependencies lists", `{"$schema":"http://json-schema.org/draft-07/schema#","required":["a"],"dependencies":{"a":["b"],"b":{"required":["q"]}}}`, []string{"a", "b"}},
+		{"draft-07 ignores dependentRequired", `{"$schema":"http://json-schema.org/draft-07/schema#","required":["a"],"dependentRequired":{"a":["b"]}}`, []string{"a"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := load(t, tc.doc)
+			got := slices.Sorted(maps.Keys(v.Guaranteed([]Sub{root(t, v)})))
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("Guaranteed = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
