@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -17,55 +18,49 @@ type oauthHandlers struct {
 }
 
 func (h *oauthHandlers) token(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
+	if resp, ok := call(h, w, r, h.svc.Token); ok {
+		writeOAuthJSON(w, http.StatusOK, resp)
 	}
-	resp, err := h.svc.Token(oauth.WithRemoteAddr(r.Context(), r.RemoteAddr), form, r.Header.Get("Authorization"))
-	if err != nil {
-		writeOAuthError(w, r, h.log, err)
-		return
-	}
-	writeOAuthJSON(w, http.StatusOK, resp)
 }
 
 func (h *oauthHandlers) backchannel(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
+	if resp, ok := call(h, w, r, h.svc.BackchannelAuthorize); ok {
+		writeOAuthJSON(w, http.StatusOK, resp)
 	}
-	resp, err := h.svc.BackchannelAuthorize(r.Context(), form, r.Header.Get("Authorization"))
-	if err != nil {
-		writeOAuthError(w, r, h.log, err)
-		return
-	}
-	writeOAuthJSON(w, http.StatusOK, resp)
 }
 
 func (h *oauthHandlers) introspect(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
+	if resp, ok := call(h, w, r, h.svc.Introspect); ok {
+		writeOAuthJSON(w, http.StatusOK, resp)
 	}
-	resp, err := h.svc.Introspect(oauth.WithRemoteAddr(r.Context(), r.RemoteAddr), form, r.Header.Get("Authorization"))
-	if err != nil {
-		writeOAuthError(w, r, h.log, err)
-		return
-	}
-	writeOAuthJSON(w, http.StatusOK, resp)
 }
 
 func (h *oauthHandlers) revoke(w http.ResponseWriter, r *http.Request) {
+	revoke := func(ctx context.Context, form url.Values, authorization string) (struct{}, error) {
+		return struct{}{}, h.svc.Revoke(ctx, form, authorization)
+	}
+	if _, ok := call(h, w, r, revoke); ok {
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusOK)
+	}
+}
+
+// call decodes the form and calls one endpoint of the Service with the
+// Authorization header and the remote address, which every endpoint needs:
+// each authenticates a client, and the per-address failure limit counts
+// its failures. ok false: an error answer was written.
+func call[T any](h *oauthHandlers, w http.ResponseWriter, r *http.Request,
+	endpoint func(ctx context.Context, form url.Values, authorization string) (T, error)) (resp T, ok bool) {
 	form, ok := h.form(w, r)
 	if !ok {
-		return
+		return resp, false
 	}
-	if err := h.svc.Revoke(oauth.WithRemoteAddr(r.Context(), r.RemoteAddr), form, r.Header.Get("Authorization")); err != nil {
+	resp, err := endpoint(oauth.WithRemoteAddr(r.Context(), r.RemoteAddr), form, r.Header.Get("Authorization"))
+	if err != nil {
 		writeOAuthError(w, r, h.log, err)
-		return
+		return resp, false
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
+	return resp, true
 }
 
 // form reads an application/x-www-form-urlencoded body. Parameters in the

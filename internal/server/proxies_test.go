@@ -73,3 +73,40 @@ func TestFailureLimitByForwardedAddress(t *testing.T) {
 		})
 	}
 }
+
+// TestFailureLimitCoversEveryOAuthEndpoint: failed client authentications
+// spend the address's failure bucket at each endpoint that authenticates a
+// client, so that no endpoint is a way round the limit: once an address has
+// failed there, even a correct token request from it is refused.
+func TestFailureLimitCoversEveryOAuthEndpoint(t *testing.T) {
+	t.Parallel()
+	h := start(t, embedded, func(c *server.Config) {
+		c.Registry = "../../examples/registry.json"
+		c.AddressFailures = server.FailureLimit{Rate: 0.001, Burst: 3}
+		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	})
+	demo := h.srv.Demo
+	send := func(path, forwardedFor, id, secret string, form url.Values) response {
+		req, _ := http.NewRequest(http.MethodPost, h.base+path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Forwarded-For", forwardedFor)
+		req.SetBasicAuth(id, secret)
+		return h.do(req)
+	}
+	tokenForm := url.Values{"grant_type": {"client_credentials"}, "authorization_details": {compositionDetails(t, "../../examples/pipeline-readonly.json")}}
+	for i, path := range []string{"/oauth2/token", "/oauth2/bc-authorize", "/oauth2/introspect", "/oauth2/revoke"} {
+		addr := "203.0.113." + strconv.Itoa(10+i)
+		form := url.Values{"token": {"x"}, "scope": {"openid"}}
+		if path == "/oauth2/token" {
+			form = tokenForm
+		}
+		for j := range 3 {
+			if r := send(path, addr, "nobody-"+strconv.Itoa(j), "wrong", form); r.status != http.StatusUnauthorized {
+				t.Fatalf("%s failure %d: %d %s", path, j, r.status, r.body)
+			}
+		}
+		if r := send("/oauth2/token", addr, demo.ID, demo.Secret, tokenForm); r.status != http.StatusTooManyRequests {
+			t.Errorf("after 3 failures at %s, a correct token request from the address: %d, want 429", path, r.status)
+		}
+	}
+}
