@@ -1,6 +1,9 @@
 package compat
 
-import "math/big"
+import (
+	"math/big"
+	"slices"
+)
 
 // Coverage of a source by the union of target branches that constrain a
 // kind only by bounds: [0,5] ∪ [6,∞) takes every integer of [0,10], two
@@ -38,14 +41,21 @@ func (r *run) coveredByBounds(s view, branches []node, exclusive bool) bool {
 				return false
 			}
 		}
+		// A negated range of the source is a hole: no source value is there.
+		var holes []view
+		for _, g := range s.neg {
+			if r.onlyKeywordsIn(g, allowed, r.srcD7) && g.m != nil && DeclaredKinds(g.m)&k != 0 {
+				holes = append(holes, view{conj: []node{g}, types: k})
+			}
+		}
 		part := s
 		part.types = k
 		var ok bool
 		switch k {
 		case KindInteger, KindFraction:
-			ok = numbersCovered(part, ranges, exclusive)
+			ok = numbersCovered(part, ranges, holes, exclusive)
 		case KindString:
-			ok = countsCovered(part, ranges, "minLength", "maxLength", exclusive)
+			ok = countsCovered(part, ranges, holes, "minLength", "maxLength", exclusive)
 		}
 		if !ok {
 			return false
@@ -56,12 +66,16 @@ func (r *run) coveredByBounds(s view, branches []node, exclusive bool) bool {
 
 // onlyKeywords: every keyword of b that may constrain is in allowed.
 func (r *run) onlyKeywords(b node, allowed map[string]bool) bool {
+	return r.onlyKeywordsIn(b, allowed, r.tgtD7)
+}
+
+func (r *run) onlyKeywordsIn(b node, allowed map[string]bool, d7 bool) bool {
 	if b.m == nil {
 		b, _ := b.v.(bool)
 		return b
 	}
 	for kw, v := range b.m {
-		if !constrains(kw, r.tgtD7) || kw == "type" {
+		if !constrains(kw, d7) || kw == "type" {
 			continue
 		}
 		if !allowed[kw] {
@@ -83,20 +97,24 @@ func (r *run) onlyKeywords(b node, allowed map[string]bool) bool {
 type span struct{ lo, hi bound }
 
 // numbersCovered: the ranges' numeric intervals cover the source's.
-func numbersCovered(s view, ranges []view, exclusive bool) bool {
+func numbersCovered(s view, ranges, holes []view, exclusive bool) bool {
 	slo, shi := numberBounds(s)
-	spans := make([]span, len(ranges))
-	for i, rv := range ranges {
-		spans[i].lo, spans[i].hi = numberBounds(rv)
+	toSpans := func(vs []view) []span {
+		out := make([]span, len(vs))
+		for i, rv := range vs {
+			out[i].lo, out[i].hi = numberBounds(rv)
+		}
+		return out
 	}
-	return spansCover(span{slo, shi}, spans, s.types&KindFraction == 0, exclusive)
+	return spansCover(span{slo, shi}, toSpans(ranges), toSpans(holes), s.types&KindFraction == 0, exclusive)
 }
 
 // spansCover sweeps src from its lower end, each step taking the span that
 // starts at or before the point reached and ends furthest. Integral spans
 // have their bounds rounded inward, so the point after an upper bound u is
-// u+1. exclusive also requires the spans to be pairwise apart.
-func spansCover(src span, spans []span, integral, exclusive bool) bool {
+// u+1. exclusive also requires the spans to be pairwise apart; holes (where
+// the source has no value) count as covered, apart or not.
+func spansCover(src span, spans, holes []span, integral, exclusive bool) bool {
 	if exclusive {
 		for i := range spans {
 			for j := range i {
@@ -106,6 +124,7 @@ func spansCover(src span, spans []span, integral, exclusive bool) bool {
 			}
 		}
 	}
+	spans = append(slices.Clip(spans), holes...)
 	cur := src.lo // the first point not yet covered; excl: cur itself is covered
 	for range len(spans) {
 		best := -1
@@ -166,7 +185,7 @@ func reachesFurther(a, b bound) bool {
 
 // countsCovered is numbersCovered for a pair of count keywords (lengths),
 // whose values are integers from 0.
-func countsCovered(s view, ranges []view, minKw, maxKw string, exclusive bool) bool {
+func countsCovered(s view, ranges, holes []view, minKw, maxKw string, exclusive bool) bool {
 	toSpan := func(v view) span {
 		sp := span{lo: bound{v: new(big.Rat)}}
 		if n, _ := intKeyword(v, minKw, true); n != nil {
@@ -177,9 +196,12 @@ func countsCovered(s view, ranges []view, minKw, maxKw string, exclusive bool) b
 		}
 		return sp
 	}
-	spans := make([]span, len(ranges))
-	for i, rv := range ranges {
-		spans[i] = toSpan(rv)
+	toSpans := func(vs []view) []span {
+		out := make([]span, len(vs))
+		for i, rv := range vs {
+			out[i] = toSpan(rv)
+		}
+		return out
 	}
-	return spansCover(toSpan(s), spans, true, exclusive)
+	return spansCover(toSpan(s), toSpans(ranges), toSpans(holes), true, exclusive)
 }

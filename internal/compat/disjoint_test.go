@@ -71,3 +71,18 @@ func TestListedSources(t *testing.T) {
 		{name: "only the empty object", src: `{"type":"object","maxProperties":0}`, tgt: `{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}`},
 	})
 }
+
+// A negation of keywords of one kind, without a type, keeps only that kind
+// (every other value meets them); a negated range is a hole in coverage.
+func TestNegatedKindFamily(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "not required keeps objects", src: `{"not":{"required":["a"]}}`, tgt: `{"type":"object"}`},
+		{name: "not minimum keeps numbers below", src: `{"not":{"minimum":5}}`, tgt: `{"type":"number","exclusiveMaximum":5}`},
+		{name: "a typed negation keeps the other kinds", src: `{"not":{"type":"array","minItems":1}}`, tgt: `{"type":"array","maxItems":0}`,
+			want: []string{"incompatible may_be_null  /type: source may be null but target does not accept null [witness null rejected at /type]",
+				"incompatible type_mismatch  /type: source may be object or string or boolean or number but target expects array [witness true rejected at /type]"}},
+		{name: "a hole between disjoint branches", src: `{"type":"string","not":{"minLength":3,"maxLength":4}}`, tgt: `{"oneOf":[{"type":"string","maxLength":2},{"type":"string","minLength":5}]}`},
+		{name: "a value beside the hole", src: `{"type":"integer","not":{"minimum":3,"maximum":4}}`, tgt: `{"anyOf":[{"type":"integer","maximum":2},{"type":"integer","minimum":6}]}`,
+			want: []string{"incompatible range_mismatch  /anyOf: source may be a value that target refuses (maximum) [witness 5 rejected at /anyOf/0/maximum]"}},
+	})
+}

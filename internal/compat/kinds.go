@@ -163,3 +163,16 @@ func describe(m Kinds) string {
 	}
 	return strings.Join(names, " or ")
 }
+
+// keywordFamily is the one kind a validating keyword constrains; a value of
+// any other kind satisfies it. Keywords of every kind (type, enum, const,
+// the applicators) are absent.
+var keywordFamily = map[string]Kinds{
+	"minimum": KindNumber, "maximum": KindNumber, "exclusiveMinimum": KindNumber, "exclusiveMaximum": KindNumber, "multipleOf": KindNumber,
+	"minLength": KindString, "maxLength": KindString, "pattern": KindString,
+	"items": KindArray, "prefixItems": KindArray, "additionalItems": KindArray, "contains": KindArray, "minContains": KindArray,
+	"maxContains": KindArray, "minItems": KindArray, "maxItems": KindArray, "uniqueItems": KindArray, "unevaluatedItems": KindArray,
+	"properties": KindObject, "patternProperties": KindObject, "additionalProperties": KindObject, "required": KindObject,
+	"minProperties": KindObject, "maxProperties": KindObject, "propertyNames": KindObject, "dependentRequired": KindObject,
+	"dependentSchemas": KindObject, "dependencies": KindObject, "unevaluatedProperties": KindObject,
+}

@@ -191,8 +191,13 @@ func (r *run) patternProperties(s view, t node, p path) []finding {
 		}
 		// A source pattern equal to pat governs every undeclared name pat
 		// matches (checked above): additionalProperties never reaches them.
-		same := slices.ContainsFunc(r.srcPatterns(s), func(sp srcPattern) bool { return sp.pattern == pat })
-		if ev, possible := r.srcExtra(s); possible && !same {
+		// Nor names of a finite pattern the source declares, all of them.
+		covered := slices.ContainsFunc(r.srcPatterns(s), func(sp srcPattern) bool { return sp.pattern == pat })
+		if lang, finite := patternLanguage(pat, -1); finite && !covered {
+			declared := r.srcNames(s)
+			covered = !slices.ContainsFunc(lang, func(name string) bool { return !slices.Contains(declared, name) })
+		}
+		if ev, possible := r.srcExtra(s); possible && !covered {
 			out = append(out, with(r.undeclared(ev, tq, p, "the names matching "+quote(pat)), r.undeclaredCandidates(s, pat)...)...)
 		}
 	}

@@ -299,43 +299,58 @@ var countBounds = map[string]struct {
 // still kept in the view.
 func (r *run) lowerNegation(g node, types Kinds) (drop Kinds, extra node, ok bool) {
 	var kw string
-	hasType := false
+	hasType, several := false, false
+	var fam Kinds // the kinds g's keywords constrain (AnyKind: one that constrains all)
 	for k := range g.m {
 		switch {
 		case !asserts(k, r.srcD7):
+			continue
 		case k == "type":
 			hasType = true
+			continue
 		case kw != "":
-			return 0, node{}, false
+			several = true
 		default:
 			kw = k
+		}
+		if f, ok := keywordFamily[k]; ok {
+			fam |= f
+		} else {
+			fam = AnyKind
 		}
 	}
 	declared := DeclaredKinds(g.m)
 	if kw == "" {
 		return declared, node{}, hasType
 	}
+	if !hasType && fam != AnyKind {
+		// Every value of another kind satisfies g, so ¬g keeps none.
+		drop = AnyKind &^ fam
+	}
+	if several {
+		return drop, node{}, drop != 0
+	}
 	mk := func(k string, v any) node {
 		return node{v: map[string]any{k: v}, m: map[string]any{k: v}, ptr: g.ptr + "/" + kw, synthetic: true}
 	}
 	if flip, isBound := flippedBound[kw]; isBound {
 		if _, num := ratOf(g.m[kw]); !num || types&KindNumber&^declared != 0 {
-			return 0, node{}, false
+			return drop, node{}, drop != 0
 		}
-		return 0, mk(flip, g.m[kw]), true
+		return drop, mk(flip, g.m[kw]), true
 	}
 	if c, isCount := countBounds[kw]; isCount {
 		n, isInt := intOf(g.m[kw])
 		if !isInt || declared&c.kind == 0 {
-			return 0, node{}, false
+			return drop, node{}, drop != 0
 		}
 		if c.min {
 			if n.Sign() == 0 {
-				return c.kind, node{}, true
+				return drop | c.kind, node{}, true
 			}
-			return 0, mk(c.flip, json.Number(new(big.Int).Sub(n, big.NewInt(1)).String())), true
+			return drop, mk(c.flip, json.Number(new(big.Int).Sub(n, big.NewInt(1)).String())), true
 		}
-		return 0, mk(c.flip, json.Number(new(big.Int).Add(n, big.NewInt(1)).String())), true
+		return drop, mk(c.flip, json.Number(new(big.Int).Add(n, big.NewInt(1)).String())), true
 	}
-	return 0, node{}, false
+	return drop, node{}, drop != 0
 }
