@@ -131,12 +131,5 @@ func (s *Approvals) Redeem(_ context.Context, id, jti string, at time.Time) erro
 func (s *Approvals) Purge(_ context.Context, before time.Time) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var n int64
-	for id, r := range s.requests {
-		if r.ExpiresAt.Before(before) {
-			delete(s.requests, id)
-			n++
-		}
-	}
-	return n, nil
+	return purge(s.requests, func(r *approval.Request) bool { return r.ExpiresAt.Before(before) }), nil
 }

@@ -57,12 +57,5 @@ func (s *AssertionReplay) Purge(_ context.Context, now time.Time) (int64, error)
 }
 
 func (s *AssertionReplay) purge(now time.Time) int64 {
-	var n int64
-	for k, exp := range s.seen {
-		if !exp.After(now) {
-			delete(s.seen, k)
-			n++
-		}
-	}
-	return n
+	return purge(s.seen, func(exp time.Time) bool { return !exp.After(now) })
 }

@@ -96,14 +96,7 @@ func (s *Keys) List(context.Context) ([]keys.Record, error) {
 func (s *Keys) Prune(_ context.Context, t time.Time) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for kid, r := range s.keys {
-		if !r.ExpiresAt.IsZero() && !r.ExpiresAt.After(t) {
-			delete(s.keys, kid)
-			n++
-		}
-	}
-	return n, nil
+	return int(purge(s.keys, func(r keys.Record) bool { return !r.ExpiresAt.IsZero() && !r.ExpiresAt.After(t) })), nil
 }
 
 // copyRecord keeps callers from sharing the stored byte slices.

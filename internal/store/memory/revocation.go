@@ -44,12 +44,5 @@ func (s *Revocations) IsRevoked(_ context.Context, jti string) (bool, error) {
 func (s *Revocations) Purge(_ context.Context, now time.Time) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var n int64
-	for jti, exp := range s.revoked {
-		if !exp.After(now) {
-			delete(s.revoked, jti)
-			n++
-		}
-	}
-	return n, nil
+	return purge(s.revoked, func(exp time.Time) bool { return !exp.After(now) }), nil
 }

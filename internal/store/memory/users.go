@@ -125,14 +125,7 @@ func (s *Users) DeleteSession(_ context.Context, tokenHash []byte) error {
 func (s *Users) PurgeSessions(_ context.Context, before time.Time) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var n int64
-	for k, sess := range s.sessions {
-		if sess.ExpiresAt.Before(before) {
-			delete(s.sessions, k)
-			n++
-		}
-	}
-	return n, nil
+	return purge(s.sessions, func(sess users.Session) bool { return sess.ExpiresAt.Before(before) }), nil
 }
 
 // usec keeps what Postgres keeps of a time.
