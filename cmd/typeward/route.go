@@ -2,12 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"log/slog"
 	"net"
-	"strings"
 
 	"github.com/typeward/typeward/internal/route"
 )
@@ -23,19 +18,15 @@ func newRouteCommand(m *Main) subcommand { return &routeCommand{m: m} }
 
 func (c *routeCommand) ParseFlags(args []string) error {
 	cmd, err := route.ParseFlags(args, c.m.Stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return &exitError{code: exitOK}
-	case err != nil:
-		fmt.Fprintf(c.m.Stderr, "typeward route: invalid configuration:\n  %s\n", strings.ReplaceAll(err.Error(), "\n", "\n  "))
-		return &exitError{code: exitBadInput}
+	if err != nil {
+		return configExit(c.m.Stderr, "route", err)
 	}
 	c.cmd = cmd
 	return nil
 }
 
 func (c *routeCommand) Run(ctx context.Context) error {
-	c.cmd.Log = slog.New(slog.NewJSONHandler(c.m.Stderr, &slog.HandlerOptions{Level: logLevel(c.cmd.LogLevel)}))
+	c.cmd.Log = jsonLogger(c.m.Stderr, c.cmd.LogLevel)
 	rt, err := route.New(ctx, c.cmd.Config)
 	if err != nil {
 		return err

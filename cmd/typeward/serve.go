@@ -2,12 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"log/slog"
 	"net"
-	"strings"
 
 	"github.com/typeward/typeward/internal/server"
 )
@@ -25,22 +20,15 @@ func newServeCommand(m *Main) subcommand { return &serveCommand{m: m} }
 
 func (c *serveCommand) ParseFlags(args []string) error {
 	cfg, err := server.ParseConfig(args, c.m.Getenv, c.m.Stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return &exitError{code: exitOK}
-	case err != nil:
-		// Every configuration problem, one per line (exitError's message
-		// would fold them into one).
-		fmt.Fprintf(c.m.Stderr, "typeward serve: invalid configuration:\n  %s\n", strings.ReplaceAll(err.Error(), "\n", "\n  "))
-		return &exitError{code: exitBadInput}
+	if err != nil {
+		return configExit(c.m.Stderr, "serve", err)
 	}
 	c.cfg = cfg
 	return nil
 }
 
 func (c *serveCommand) Run(ctx context.Context) error {
-	log := slog.New(slog.NewJSONHandler(c.m.Stderr, &slog.HandlerOptions{Level: logLevel(c.cfg.LogLevel)}))
-	srv, err := server.New(ctx, c.cfg, log)
+	srv, err := server.New(ctx, c.cfg, jsonLogger(c.m.Stderr, c.cfg.LogLevel))
 	if err != nil {
 		return err
 	}
@@ -58,10 +46,4 @@ func (c *serveCommand) Close() error {
 		c.srv.Close()
 	}
 	return nil
-}
-
-func logLevel(s string) slog.Level {
-	var l slog.Level
-	_ = l.UnmarshalText([]byte(strings.ToUpper(s))) // validated by ParseConfig
-	return l
 }
