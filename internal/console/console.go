@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/composition"
+	"github.com/typeward/typeward/internal/outage"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/users"
 )
@@ -161,7 +163,15 @@ func sameToken(got, want string) bool {
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
+// fail answers a store failure: 503 with Retry-After when the database is
+// out (the person should retry, as the API's clients are told), 500 otherwise.
 func (c *console) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if outage.Is(err) {
+		c.cfg.Log.WarnContext(r.Context(), "console unavailable", "err", err, "path", r.URL.Path)
+		w.Header().Set("Retry-After", strconv.Itoa(outage.RetryAfter))
+		http.Error(w, "the database is unavailable; try again in a moment", http.StatusServiceUnavailable)
+		return
+	}
 	c.cfg.Log.ErrorContext(r.Context(), "console failed", "err", err, "path", r.URL.Path)
 	http.Error(w, "internal error; see the server log", http.StatusInternalServerError)
 }

@@ -131,7 +131,7 @@ func lookupPointer(doc map[string]any, pointer string) (any, bool) {
 // now lists it with its Retry-After. 503 comes from a database that does
 // not answer or a request past its deadline, so every operation that reads
 // the store has it: the OAuth endpoints, the admin API (its bearer check
-// reads the store) and the public registry. 429 comes from the limiters:
+// reads the store), the public registry and the console's signed-in pages. 429 comes from the limiters:
 // the token and backchannel endpoints' per-client limit, the failed
 // client authentication limit on every endpoint that authenticates a
 // client, console sign-in backoff and the guard on manual key rotation.
@@ -139,9 +139,15 @@ func TestOpenAPIListsRefusalsToRetry(t *testing.T) {
 	_, doc := loadSpec(t)
 	rateLimited := []string{"POST /oauth2/token", "POST /oauth2/bc-authorize", "POST /oauth2/introspect",
 		"POST /oauth2/revoke", "POST /console/signin", "POST /admin/v1/keys:rotate"}
+	// The console pages that read no store: a redirect, the form, the stylesheet.
+	storeFree := []string{"GET /console/", "GET /console/signin", "GET /console/static/{file}"}
 	unavailable := func(op string) bool {
 		_, path, _ := strings.Cut(op, " ")
-		return strings.HasPrefix(path, "/oauth2/") || strings.HasPrefix(path, "/admin/v1/") || strings.HasPrefix(path, "/registry/v1/")
+		if slices.Contains(storeFree, op) {
+			return false
+		}
+		return strings.HasPrefix(path, "/oauth2/") || strings.HasPrefix(path, "/admin/v1/") || strings.HasPrefix(path, "/registry/v1/") ||
+			strings.HasPrefix(path, "/console/")
 	}
 	resolve := func(v any) map[string]any {
 		m, _ := v.(map[string]any)

@@ -106,8 +106,13 @@ func TestDatabaseOutage(t *testing.T) {
 	h := start(t, database, func(c *server.Config) {
 		c.DatabaseURL, c.Migrate = cluster.url(), true
 		c.RequestTimeout = 2 * time.Second
+		c.ConsoleUser, c.ConsolePassword = consoleUser, consolePassword
 	})
 	admin := h.adminToken()
+	person := newBrowser(h)
+	if r := person.signIn(t, consolePassword); r.status != http.StatusSeeOther {
+		t.Fatalf("console sign-in before the outage: %d %s", r.status, r.body)
+	}
 	app := h.createClient(admin, map[string]any{"client_name": "load", "allowed_scopes": []string{"typeward:admin"}})
 	grant := url.Values{"grant_type": {"client_credentials"}, "scope": {"typeward:admin"}}
 
@@ -181,6 +186,10 @@ func TestDatabaseOutage(t *testing.T) {
 		if r := h.do(req); r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
 			t.Errorf("GET %s during the outage: %d, Retry-After %q; want 503 with Retry-After", path, r.status, r.header.Get("Retry-After"))
 		}
+	}
+	// So does the console, for a person already signed in.
+	if r := person.send(http.MethodGet, "/console/activity", nil); r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
+		t.Errorf("GET /console/activity during the outage: %d, Retry-After %q; want 503 with Retry-After", r.status, r.header.Get("Retry-After"))
 	}
 	time.Sleep(time.Second)
 	restarted := time.Now()
