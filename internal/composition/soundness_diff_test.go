@@ -33,7 +33,7 @@ func TestMappingSoundness(t *testing.T) {
 	}
 	rnd := rand.New(rand.NewPCG(*mappingSeed, 7))
 	checker := compat.NewChecker()
-	var clean, flagged, produced, mappings int
+	var clean, flagged, produced, mappings, pathWitnesses, pathUnproven int
 	for mappings < trials {
 		g := &outputGen{rnd: rnd, defs: map[string]any{}}
 		out := g.document()
@@ -62,8 +62,22 @@ func TestMappingSoundness(t *testing.T) {
 			if err != nil {
 				t.Fatalf("generated input schema does not load: %v\n%s", err, mustJSON(tr.input))
 			}
-			if len(mappingFindings(t, checker, outSchema, inSchema, tr)) > 0 {
+			if found := mappingFindings(t, checker, outSchema, inSchema, tr); len(found) > 0 {
 				flagged++
+				// A path finding's witness (no target pointer: it is the
+				// validator's, not the checker's) is a whole output: the
+				// output schema must accept it.
+				for _, is := range found {
+					if is.Verdict == verdict.Incompatible && is.TargetPointer == "" && (is.Code == verdict.CodeMayBeMissing || is.Code == verdict.CodeMayBeNull) {
+						pathWitnesses++
+						if err := outSchema.Validate(decodeWitness(t, is.Witness)); err != nil {
+							t.Fatalf("false refusal: %s->%s %s witness %s is no output: %v\nsource %s", tr.source, tr.target, is.Code, is.Witness, err, mustJSON(out))
+						}
+					}
+					if strings.Contains(is.Message, "no output value the schema accepts was found") {
+						pathUnproven++
+					}
+				}
 				continue
 			}
 			clean++
@@ -78,7 +92,7 @@ func TestMappingSoundness(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("mappings: %d clean (%d produced values checked), %d with issues", clean, produced, flagged)
+	t.Logf("mappings: %d clean (%d produced values checked), %d with issues (%d path-finding witnesses re-validated, %d path findings unproven)", clean, produced, flagged, pathWitnesses, pathUnproven)
 	if clean < trials/10 || flagged < trials/10 {
 		t.Errorf("generator too one-sided: %d clean, %d flagged of %d", clean, flagged, trials)
 	}
@@ -737,4 +751,15 @@ func stringsOf(v any) []string {
 		}
 	}
 	return out
+}
+
+func decodeWitness(t *testing.T, w json.RawMessage) any {
+	t.Helper()
+	d := json.NewDecoder(strings.NewReader(string(w)))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		t.Fatalf("witness %s: %v", w, err)
+	}
+	return v
 }

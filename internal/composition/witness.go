@@ -133,14 +133,14 @@ func (run *validation) provePath(is *verdict.Issue, out *schema.Schema, p Path, 
 
 // pathWitness finds the proof of a path finding: first the checker's own
 // (its candidates, grafted into an instance of the output, or its search);
-// where the path crosses an array that falls short (an element's
-// candidate stands alone, without the siblings the element requires), an
-// output whose arrays on the path have elements, changed at the path.
+// where that falls short (a candidate stands alone, without the siblings
+// its container requires, and the instance lacks the container), an
+// output in which the path has a value, changed at the path.
 func (run *validation) pathWitness(out, req *schema.Schema, p Path, code string, from int) (verdict.Issue, bool) {
 	if w, ok := run.refuted(compat.Node{Schema: out}, compat.Node{Schema: req}); ok {
 		return w, true
 	}
-	base, ok := run.outputWithElements(out, p)
+	base, ok := run.outputWithPath(out, p)
 	if !ok {
 		return verdict.Issue{}, false
 	}
@@ -169,20 +169,12 @@ func (run *validation) refuted(src, tgt compat.Node) (verdict.Issue, bool) {
 	return verdict.Issue{}, false
 }
 
-// outputWithElements is an output value (the checker's witness against "the
-// path's last array is empty") whose arrays on the path have an element.
-func (run *validation) outputWithElements(out *schema.Schema, p Path) (any, bool) {
-	last := -1
-	for i, st := range p.Steps {
-		if st.Items {
-			last = i
-		}
-	}
-	if last < 0 {
-		return nil, false
-	}
-	var req any = map[string]any{"maxItems": json.Number("0")}
-	for i := last - 1; i >= 0; i-- {
+// outputWithPath is an output value in which the path has a value (the
+// checker's witness against "the path has none": false at its end), so
+// each container on the path is there, arrays with an element.
+func (run *validation) outputWithPath(out *schema.Schema, p Path) (any, bool) {
+	var req any = false
+	for i := len(p.Steps) - 1; i >= 0; i-- {
 		if st := p.Steps[i]; st.Items {
 			req = map[string]any{"items": req}
 		} else {
