@@ -98,7 +98,7 @@ func TestPatternRules(t *testing.T) {
 		{name: "anchored at both ends bounds the maximum", src: `{"type":"string","pattern":"^[0-9]{3}$"}`, tgt: `{"type":"string","maxLength":3}`},
 		{name: "a longer literal prefix", src: `{"type":"string","pattern":"^abc"}`, tgt: `{"type":"string","pattern":"^a"}`},
 		{name: "a shorter literal prefix", src: `{"type":"string","pattern":"^a"}`, tgt: `{"type":"string","pattern":"^abc"}`,
-			want: []string{`incompatible pattern_mismatch /pattern /pattern: source may be a value that target refuses (pattern) [witness "a" rejected at /pattern]`}},
+			want: []string{`incompatible pattern_mismatch /pattern /pattern: source may be a string that does not match the pattern "^abc" of target [witness "a" rejected at /pattern]`}},
 		{name: "an empty alternative", src: `{"type":"string"}`, tgt: `{"type":"string","pattern":"a|^"}`},
 		{name: "a finite language into an enum", src: `{"type":"string","pattern":"^[ab]$"}`, tgt: `{"enum":["a","b"]}`},
 		{name: "a finite language breaks an enum", src: `{"type":"string","pattern":"^[abc]$"}`, tgt: `{"enum":["a","b"]}`,
@@ -107,5 +107,59 @@ func TestPatternRules(t *testing.T) {
 		{name: "a finite language into another pattern", src: `{"type":"string","pattern":"^(ab|cb)$"}`, tgt: `{"pattern":"b$"}`},
 		{name: "case folding is not expanded", src: `{"type":"string","pattern":"(?i)^a$"}`, tgt: `{"enum":["a"]}`,
 			want: []string{`incompatible enum_mismatch  /enum: source is any string but target must be one of "a" [witness "A" rejected at /enum]`}},
+	})
+}
+
+func TestPatternIncluded(t *testing.T) {
+	for _, tc := range []struct {
+		src, tgt string
+		included bool
+		decided  bool
+	}{
+		{"^a+$", "^a*$", true, true},
+		{"^a*$", "^a+$", false, true},
+		{"^[a-c]+$", "^[a-z]+$", true, true},
+		{"^[0-9]{3}$", "^[0-9]+$", true, true},
+		{"^abc", "^ab", true, true},
+		{"abc", "b", true, true},
+		{"b", "abc", false, true},
+		{"^(ab)*$", "^(ab|cd)*$", true, true},
+		{"^x.y$", "^x[^\\n]y$", true, true},
+		{"^x(?s:.)y$", "^x[^\\n]y$", false, true},
+		{"(?i)^a$", "^a$", false, false},
+		{"^a\\b", "^a", false, false},
+	} {
+		in, w, decided := patternIncluded(tc.src, tc.tgt)
+		if in != tc.included || decided != tc.decided {
+			t.Errorf("%q in %q: included %v decided %v, want %v %v", tc.src, tc.tgt, in, decided, tc.included, tc.decided)
+		}
+		if decided && !in && (!regexp.MustCompile(tc.src).MatchString(w) || regexp.MustCompile(tc.tgt).MatchString(w)) {
+			t.Errorf("%q in %q: witness %q does not tell them apart", tc.src, tc.tgt, w)
+		}
+	}
+}
+
+// FuzzPatternIncluded: an inclusion the automata claim holds of every
+// string the engine matches, and a witness tells the patterns apart.
+func FuzzPatternIncluded(f *testing.F) {
+	for _, seed := range [][3]string{{"^a+$", "^a*$", "aa"}, {"abc", "b", "xabcx"}, {"^[0-9]{3}$", "^[0-9]+$", "123"}, {"^(ab)*$", "^(ab|cd)*$", "abab"}, {"x.y", "x[^\\n]y", "x\ny"}} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, src, tgt, s string) {
+		sr, err1 := regexp.Compile(src)
+		tr, err2 := regexp.Compile(tgt)
+		if err1 != nil || err2 != nil || !utf8.ValidString(s) {
+			return
+		}
+		in, w, decided := patternIncluded(src, tgt)
+		if !decided {
+			return
+		}
+		if in && sr.MatchString(s) && !tr.MatchString(s) {
+			t.Fatalf("%q said to be inside %q, but %q matches only the first", src, tgt, s)
+		}
+		if !in && (!sr.MatchString(w) || tr.MatchString(w)) {
+			t.Fatalf("%q not inside %q, but the witness %q does not tell them apart", src, tgt, w)
+		}
 	})
 }

@@ -24,9 +24,16 @@ func (r *run) str(s view, t node, p path) []finding {
 		out = append(out, r.report(verdict.CodeLengthMismatch, orPtr(hiPtr, r.srcPtr(s)), t.ptr+"/maxLength", p,
 			"%s may be longer than %s characters, the maxLength of %s", srcMark, tmax, tgtMark))
 	}
-	if pat, ok := t.m["pattern"].(string); ok && !sourceStates(s, "pattern", pat) && !matchesEveryString(pat) && !r.patternImplied(s, pat) {
-		out = append(out, r.cannotProve(r.srcKeywordPtr(s, "pattern"), t.ptr+"/pattern", p, "pattern",
-			"the source does not declare the same pattern "+quote(pat))...)
+	if pat, ok := t.m["pattern"].(string); ok && !sourceStates(s, "pattern", pat) && !matchesEveryString(pat) {
+		switch implied, witnesses := r.patternImplied(s, pat); {
+		case implied:
+		case len(witnesses) > 0:
+			out = append(out, with([]finding{r.report(verdict.CodePatternMismatch, r.srcKeywordPtr(s, "pattern"), t.ptr+"/pattern", p,
+				"%s may be a string that does not match the pattern %s of %s", srcMark, quote(pat), tgtMark)}, witnesses...)...)
+		default:
+			out = append(out, r.cannotProve(r.srcKeywordPtr(s, "pattern"), t.ptr+"/pattern", p, "pattern",
+				"the source does not declare the same pattern "+quote(pat))...)
+		}
 	}
 	if f, ok := t.m["format"].(string); ok {
 		// typeward's validator annotates format in 2020-12 (see the keyword
@@ -90,12 +97,13 @@ func quote(s string) string {
 }
 
 // patternImplied: a source pattern's strings all match pat: its literal
-// prefix starts with the prefix pat requires, or each string of its finite
-// language matches.
-func (r *run) patternImplied(s view, pat string) bool {
+// prefix starts with the prefix pat requires, each string of its finite
+// language matches, or its automaton is included in pat's. witnesses are
+// strings a source pattern matches and pat does not, found on the way.
+func (r *run) patternImplied(s view, pat string) (implied bool, witnesses []any) {
 	re := schemaview.Regexp(pat)
 	if re == nil {
-		return false
+		return false, nil
 	}
 	want, isPrefix := prefixPattern(pat)
 	hi, _ := intKeyword(s, "maxLength", false)
@@ -109,7 +117,7 @@ func (r *run) patternImplied(s view, pat string) bool {
 			continue
 		}
 		if isPrefix && strings.HasPrefix(literalPrefix(sp), want) {
-			return true
+			return true, nil
 		}
 		if lang, ok := patternLanguage(sp, maxLen); ok {
 			r.budget -= len(lang)
@@ -121,11 +129,18 @@ func (r *run) patternImplied(s view, pat string) bool {
 				}
 			}
 			if all {
-				return true
+				return true, nil
 			}
 		}
+		r.budget -= maxInclusionStates / 100
+		if in, w, decided := patternIncluded(sp, pat); decided {
+			if in {
+				return true, nil
+			}
+			witnesses = append(witnesses, w)
+		}
 	}
-	return false
+	return false, witnesses
 }
 
 func hasAssertion(t *syntax.Regexp) bool {
