@@ -99,12 +99,7 @@ func (rt *Router) upstreamFailed(w http.ResponseWriter, r *http.Request, err err
 
 // list forwards tools/list and filters the answer to the token's tools.
 func (rt *Router) list(ctx context.Context, w http.ResponseWriter, r *http.Request, claims *verify.Claims, msg *rpcMessage, body []byte) {
-	req, err := rt.upstreamRequest(ctx, r, body)
-	if err != nil {
-		http.Error(w, "bad upstream request", http.StatusBadGateway)
-		return
-	}
-	x, err := rt.roundTrip(req)
+	x, err := rt.send(ctx, r, body)
 	if err != nil {
 		rt.upstreamFailed(w, r, err)
 		return
@@ -202,12 +197,7 @@ func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		}
 	}
 
-	req, err := rt.upstreamRequest(ctx, r, body)
-	if err != nil {
-		http.Error(w, "bad upstream request", http.StatusBadGateway)
-		return
-	}
-	x, err := rt.roundTrip(req)
+	x, err := rt.send(ctx, r, body)
 	if err != nil {
 		rt.order.abort(step)
 		rt.calls(params.Name, "upstream_error")

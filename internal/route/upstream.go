@@ -45,6 +45,15 @@ func (rt *Router) upstreamRequest(ctx context.Context, r *http.Request, body []b
 	return req, nil
 }
 
+// send passes the client's request upstream and reads the answer whole.
+func (rt *Router) send(ctx context.Context, r *http.Request, body []byte) (*exchange, error) {
+	req, err := rt.upstreamRequest(ctx, r, body)
+	if err != nil {
+		return nil, err
+	}
+	return rt.roundTrip(req)
+}
+
 // exchange is one upstream answer read whole (bounded).
 type exchange struct {
 	status int
