@@ -80,36 +80,28 @@ func (s *Clients) List(_ context.Context) ([]*clients.Client, error) {
 
 // SetApproval implements clients.Store.
 func (s *Clients) SetApproval(_ context.Context, id string, a clients.Approval) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.clients[id]
-	if !ok {
-		return fmt.Errorf("set approval of client %q: %w", id, clients.ErrNotFound)
-	}
-	c.Approval = a.OrNever()
-	return nil
+	return s.update(id, "set approval of", func(c *clients.Client) { c.Approval = a.OrNever() })
 }
 
 // SetValidation implements clients.Store.
 func (s *Clients) SetValidation(_ context.Context, id string, m policy.Mode) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.clients[id]
-	if !ok {
-		return fmt.Errorf("set validation of client %q: %w", id, clients.ErrNotFound)
-	}
-	c.Validation = m.OrLenient()
-	return nil
+	return s.update(id, "set validation of", func(c *clients.Client) { c.Validation = m.OrLenient() })
 }
 
 // Disable implements clients.Store.
 func (s *Clients) Disable(_ context.Context, id string) error {
+	return s.update(id, "disable", func(c *clients.Client) { c.Disabled = true })
+}
+
+// update changes the stored client id under the lock; what names the
+// change in the error of an unknown id.
+func (s *Clients) update(id, what string, change func(*clients.Client)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.clients[id]
 	if !ok {
-		return fmt.Errorf("disable client %q: %w", id, clients.ErrNotFound)
+		return fmt.Errorf("%s client %q: %w", what, id, clients.ErrNotFound)
 	}
-	c.Disabled = true
+	change(c)
 	return nil
 }
