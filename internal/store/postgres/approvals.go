@@ -185,11 +185,6 @@ func scanRequest(row pgx.CollectableRow) (*approval.Request, error) {
 	}
 	r.Status, r.Interval = approval.Status(status), time.Duration(intervalUS)*time.Microsecond
 	r.CreatedAt, r.ExpiresAt = r.CreatedAt.UTC(), r.ExpiresAt.UTC()
-	if decidedAt != nil {
-		r.DecidedAt = decidedAt.UTC()
-	}
-	if lastPoll != nil {
-		r.LastPollAt = lastPoll.UTC()
-	}
+	r.DecidedAt, r.LastPollAt = timeOrZero(decidedAt), timeOrZero(lastPoll)
 	return &r, nil
 }

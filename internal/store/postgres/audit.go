@@ -405,9 +405,7 @@ func scanIssuance(row pgx.CollectableRow) (audit.Issuance, error) {
 		return r, err
 	}
 	r.Outcome = audit.Outcome(outcome)
-	if approvedAt != nil {
-		r.ApprovedAt = approvedAt.UTC()
-	}
+	r.ApprovedAt = timeOrZero(approvedAt)
 	r.Time = r.Time.UTC()
 	return r, err
 }

@@ -120,14 +120,6 @@ func recordArgs(r *keys.Record) []any {
 		r.CreatedAt, r.PublishAt, r.ActivateAt, nullTime(r.RetireAt), nullTime(r.ExpiresAt)}
 }
 
-// nullTime stores an unset (zero) time as NULL.
-func nullTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
-}
-
 func scanRecord(row pgx.CollectableRow) (keys.Record, error) {
 	var (
 		r                 keys.Record
@@ -138,11 +130,6 @@ func scanRecord(row pgx.CollectableRow) (keys.Record, error) {
 		&r.CreatedAt, &r.PublishAt, &r.ActivateAt, &retire, &expiresAt)
 	r.Alg, r.PublicJWK = keys.Alg(alg), []byte(jwk)
 	r.CreatedAt, r.PublishAt, r.ActivateAt = r.CreatedAt.UTC(), r.PublishAt.UTC(), r.ActivateAt.UTC()
-	if retire != nil {
-		r.RetireAt = retire.UTC()
-	}
-	if expiresAt != nil {
-		r.ExpiresAt = expiresAt.UTC()
-	}
+	r.RetireAt, r.ExpiresAt = timeOrZero(retire), timeOrZero(expiresAt)
 	return r, err
 }

@@ -46,10 +46,7 @@ func scanSnapshot(row pgx.Row) (registry.Snapshot, error) {
 	if err := json.Unmarshal([]byte(list), &s.Tools); err != nil {
 		return s, fmt.Errorf("snapshot %d: stored tools do not decode: %w", s.ID, err)
 	}
-	s.ImportedAt = s.ImportedAt.UTC()
-	if approved != nil {
-		s.ApprovedAt = approved.UTC()
-	}
+	s.ImportedAt, s.ApprovedAt = s.ImportedAt.UTC(), timeOrZero(approved)
 	return s, nil
 }
 

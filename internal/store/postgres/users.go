@@ -55,10 +55,7 @@ func (s *Users) Get(ctx context.Context, name string) (*users.User, error) {
 	if err != nil {
 		return nil, fmt.Errorf("get user %q: %w", name, err)
 	}
-	u.Role, u.CreatedAt = users.Role(role), u.CreatedAt.UTC()
-	if locked != nil {
-		u.LockedUntil = locked.UTC()
-	}
+	u.Role, u.CreatedAt, u.LockedUntil = users.Role(role), u.CreatedAt.UTC(), timeOrZero(locked)
 	return &u, nil
 }
 
