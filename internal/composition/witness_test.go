@@ -127,12 +127,13 @@ func hasKey(m map[string]any, k string) bool {
 	return ok
 }
 
-// A finding inside projected elements: the witness is a whole output with
-// an element that leaves nothing to read. The checker confirms the first
-// three itself; for Sentry's find_monitors its candidate falls short (an
-// element needs all twelve required members, some with date-time
-// patterns), and the witness is an output with an element, changed at the
-// path (pathWitness: without that step this case fails).
+// A finding inside projected elements or optional containers: the witness
+// is a whole output that leaves nothing to read. The checker confirms the
+// first three itself; for Sentry's find_monitors its candidate falls short
+// (an element needs all twelve required members, some with date-time
+// patterns), and so it does for a.b's null (a requires c); the witness is
+// then an output in which the path has a value, changed at the path
+// (pathWitness: without that step these two fail).
 func TestPathWitnessInsideElements(t *testing.T) {
 	const output = `{"type":"object","required":["items","more"],"properties":{"more":{"type":"boolean"},
 		"items":{"type":"array","items":{"type":"object","required":["id","s"],"additionalProperties":false,"properties":{
@@ -155,6 +156,10 @@ func TestPathWitnessInsideElements(t *testing.T) {
 		{output, `{"items[].s.v":"f"}`, `,"each":true`, "may_be_null: at '/items/0/s': got null, want " + notNull},
 		{output, `{"items[].n":"f"}`, "", "may_be_missing: at '/items/0': missing property 'n'"},
 		{monitors, `{"monitors[].schedule.value":"f"}`, "", "may_be_null: at '/monitors/0/schedule': got null, want " + notNull},
+		// a is optional and requires c: the candidate {"a":{"b":null}} lacks
+		// it, and an instance of the output has no a at all.
+		{`{"properties":{"a":{"properties":{"a":{"type":["integer","null"]},"b":{"properties":{"a":{"maxLength":3,"type":"string"},"b":{"type":"boolean"}},"required":["a"],"type":["object","null"],"unevaluatedProperties":{}},"c":{"properties":{"c":{"type":["string","null"]}},"required":["c"],"type":"object","unevaluatedProperties":false}},"required":["c"],"type":"object"},"b":{"enum":["x",null]}},"required":["b"],"type":"object"}`,
+			`{"a.b.a":"f"}`, "", "may_be_missing: at '': missing property 'a'\nmay_be_null: at '/a/b': got null, want " + notNull},
 	} {
 		t.Run(tc.mapping+tc.each, func(t *testing.T) {
 			out, err := schema.Parse([]byte(tc.output))
