@@ -16,8 +16,13 @@
 // source, and every branch must fit. The target is split into its
 // conjuncts ($ref, allOf, anyOf, oneOf, not, if) and its plain keywords,
 // each checked against the source. A finite source (const, enum,
-// null/boolean, or a small integer range against an enum target) is
-// decided value by value by the real validator. Recursion on either side is
+// null/boolean, a closed object of finite properties, or against an enum
+// target a small integer range, bounded numbers in multipleOf steps, an
+// anchored pattern of finite language) is decided value by value by the
+// real validator. A target anyOf/oneOf of branches limited to numeric bounds
+// or string lengths is proven when together they cover the source's range
+// (cover.go); a target not/if is decided by disjointness (kinds, values,
+// intervals, lengths, sizes, a property either side requires). Recursion on either side is
 // handled coinductively: a comparison met again below a property or an
 // item is assumed, one met again without descending proves nothing. Every
 // check runs within a step budget; exhausting it is cannot_prove.
@@ -41,9 +46,12 @@
 //     WARNING undeclared_property: the source could carry anything there,
 //     but producers rarely emit undeclared fields. Additional properties
 //     into additionalProperties: false is an ERROR.
-//   - pattern is proven by the same keyword in the source (or a finite
-//     source checked by the validator, or a target pattern every string
-//     matches); otherwise cannot_prove. format follows the validator:
+//   - pattern is proven by the same keyword in the source, a finite source
+//     checked by the validator, a target pattern every string matches, or a
+//     source pattern whose strings all match it (literal prefix, finite
+//     language, automaton inclusion on Go's compiled programs; pattern.go,
+//     pattern_inclusion.go); a distinguishing string is the rule's witness;
+//     otherwise cannot_prove. format follows the validator:
 //     an annotation in 2020-12 (never rejects), an assertion in draft-07,
 //     proven there only by the same format in a draft-07 source.
 //   - keywords.go is the one table of every draft 2020-12 and draft-07
