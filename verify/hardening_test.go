@@ -36,14 +36,8 @@ func TestVerifyRefusesCrit(t *testing.T) {
 // waiting for the fetch, and the fetch happens once.
 func TestJWKSSlowRefreshDoesNotBlock(t *testing.T) {
 	t.Parallel()
-	a := newAuthServer(t, keys.ES256)
-	a.maxAge.Store(60)
-	v := a.verifier(t, nil)
+	a, v, tok := warmVerifier(t, keys.ES256, nil)
 	ctx := context.Background()
-	tok := a.mint(t, grant)
-	if _, err := v.Verify(ctx, tok); err != nil {
-		t.Fatal(err)
-	}
 	a.clock.Add(61 * time.Second)
 	release := make(chan struct{})
 	a.hold.Store(&release)
@@ -86,13 +80,8 @@ func TestJWKSStaleWindow(t *testing.T) {
 		{"configured", 10 * time.Minute, 10 * time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := newAuthServer(t, keys.ES256)
-			a.maxAge.Store(60)
-			v := a.verifier(t, func(c *verify.Config) { c.MaxStale = tc.maxStale })
+			a, v, _ := warmVerifier(t, keys.ES256, func(c *verify.Config) { c.MaxStale = tc.maxStale })
 			ctx := context.Background()
-			if _, err := v.Verify(ctx, a.mint(t, grant)); err != nil {
-				t.Fatal(err)
-			}
 			a.failing.Store(true)
 			a.clock.Add(time.Minute + tc.window - time.Second)
 			_, err := v.Verify(ctx, a.mint(t, grant))

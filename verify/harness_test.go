@@ -124,6 +124,21 @@ func (a *authServer) verifier(t testing.TB, adjust func(*verify.Config)) *verify
 	return v
 }
 
+// warmVerifier is a verifier of a server whose JWKS has a max-age of 60 s,
+// after it verified tok: the JWKS is fetched once and cached, the clock
+// not moved, for the tests of what happens when it ages.
+func warmVerifier(t testing.TB, alg keys.Alg, adjust func(*verify.Config)) (a *authServer, v *verify.Verifier, tok string) {
+	t.Helper()
+	a = newAuthServer(t, alg)
+	a.maxAge.Store(60)
+	v = a.verifier(t, adjust)
+	tok = a.mint(t, grant)
+	if _, err := v.Verify(context.Background(), tok); err != nil {
+		t.Fatal(err)
+	}
+	return a, v, tok
+}
+
 // forge signs arbitrary header and claims with the active key (or as the
 // method demands), for tokens typeward would never mint.
 func (a *authServer) forge(t testing.TB, method jwt.SigningMethod, header map[string]any, claims jwt.MapClaims, key any) string {

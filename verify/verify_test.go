@@ -218,14 +218,8 @@ func TestUnknownKidRefetch(t *testing.T) {
 // the ETag.
 func TestRotatedKeys(t *testing.T) {
 	t.Parallel()
-	a := newAuthServer(t, keys.EdDSA)
-	a.maxAge.Store(60)
-	v := a.verifier(t, nil)
+	a, v, old := warmVerifier(t, keys.EdDSA, nil)
 	ctx := context.Background()
-	old := a.mint(t, grant)
-	if _, err := v.Verify(ctx, old); err != nil {
-		t.Fatal(err)
-	}
 	a.clock.Add(30 * time.Second)
 	if _, err := v.Verify(ctx, old); err != nil || a.fetches.Load() != 1 {
 		t.Fatalf("within max-age: %v, %d fetches", err, a.fetches.Load())
@@ -262,14 +256,8 @@ func TestRotatedKeys(t *testing.T) {
 // a kid never seen is refused with the fetch error.
 func TestJWKSOutage(t *testing.T) {
 	t.Parallel()
-	a := newAuthServer(t, keys.ES256)
-	a.maxAge.Store(60)
-	v := a.verifier(t, nil)
+	a, v, _ := warmVerifier(t, keys.ES256, nil)
 	ctx := context.Background()
-	tok := a.mint(t, grant)
-	if _, err := v.Verify(ctx, tok); err != nil {
-		t.Fatal(err)
-	}
 	a.failing.Store(true)
 	a.clock.Add(2 * time.Minute)
 	if _, err := v.Verify(ctx, a.mint(t, grant)); err != nil {
