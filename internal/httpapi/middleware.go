@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/typeward/typeward/internal/httpx"
 	"github.com/typeward/typeward/internal/metrics"
 )
 
@@ -53,31 +54,6 @@ func requestIDFrom(ctx context.Context) string {
 	return id
 }
 
-// statusWriter remembers the status and size of an answer.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-	bytes  int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	n, err := w.ResponseWriter.Write(b)
-	w.bytes += n
-	return n, err
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
 // observe logs every request as one JSON line and counts it under its
 // route pattern (never the raw path: ids in paths would make the label
 // set unbounded). It also recovers a panic into a bare 500, so that a bug
@@ -86,7 +62,7 @@ func observe(log *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handl
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			started := time.Now()
-			sw := &statusWriter{ResponseWriter: w}
+			sw := &httpx.StatusWriter{ResponseWriter: w}
 			defer func() {
 				if p := recover(); p != nil {
 					if p == http.ErrAbortHandler {
@@ -94,12 +70,12 @@ func observe(log *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handl
 					}
 					log.ErrorContext(r.Context(), "panic serving request", "panic", p,
 						"stack", string(debug.Stack()), "request_id", requestIDFrom(r.Context()))
-					if sw.status == 0 {
+					if sw.Status == 0 {
 						writeOAuthJSON(sw, http.StatusInternalServerError, map[string]string{"error": "server_error"})
 					}
 				}
 				route := routeLabel(r)
-				status := sw.status
+				status := sw.Status
 				if status == 0 {
 					status = http.StatusOK
 				}
@@ -111,7 +87,7 @@ func observe(log *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handl
 					slog.String("route", route),
 					slog.String("path", r.URL.Path),
 					slog.Int("status", status),
-					slog.Int("bytes", sw.bytes),
+					slog.Int("bytes", sw.Bytes),
 					slog.Duration("duration", took),
 					slog.String("remote", r.RemoteAddr),
 				)

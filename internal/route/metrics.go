@@ -10,6 +10,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/typeward/typeward/internal/httpx"
 )
 
 // Metrics are the router's Prometheus metrics, on a private registry.
@@ -85,32 +87,6 @@ func (rt *Router) refuse(r *http.Request, reason string) {
 	}
 }
 
-// statusWriter records the status written.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
 // observe gives each request an id, counts the refusals verify's
 // middleware answered (by status), and logs one line per request. The
 // token is never logged.
@@ -119,11 +95,11 @@ func (rt *Router) observe(next http.Handler) http.Handler {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
 		s := &requestState{id: hex.EncodeToString(b[:])}
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &httpx.StatusWriter{ResponseWriter: w}
 		start := rt.cfg.Now()
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), stateKey{}, s)))
 		reason := map[int]string{http.StatusUnauthorized: "invalid_token", http.StatusForbidden: "tool_not_in_token",
-			http.StatusBadRequest: "bad_request", http.StatusRequestEntityTooLarge: "too_large"}[sw.status]
+			http.StatusBadRequest: "bad_request", http.StatusRequestEntityTooLarge: "too_large"}[sw.Status]
 		if reason == "invalid_token" && r.Header.Get("Authorization") == "" {
 			reason = "no_token"
 		}
@@ -133,7 +109,7 @@ func (rt *Router) observe(next http.Handler) http.Handler {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		rt.cfg.Log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", s.id),
-			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.status),
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.Status),
 			slog.String("tool", s.tool), slog.String("refused", s.refused), slog.Duration("duration", rt.cfg.Now().Sub(start)))
 	})
 }
