@@ -149,7 +149,7 @@ func (r *run) additional(s view, t node, p path) []finding {
 		}
 	}
 	ev, possible := r.srcExtra(s)
-	if !possible {
+	if !possible || r.extraNamesCovered(s, evaluators) {
 		return out
 	}
 	if closed {
@@ -276,6 +276,13 @@ func (r *run) srcPropertyCounts(s view) (lo, hi *big.Int, loPtr, hiPtr string) {
 		lo, loPtr = n, r.srcKeywordPtr(s, "required")
 	}
 	hi, hiPtr = intKeyword(s, "maxProperties", false)
+	for _, n := range s.conj {
+		if pn, ok := n.child("propertyNames"); ok {
+			if names, finite := nameSet(pn); finite && len(names) == 0 {
+				hi, hiPtr = new(big.Int), pn.ptr // no name is allowed
+			}
+		}
+	}
 	if _, open := r.srcExtra(s); !open && len(r.srcPatterns(s)) == 0 {
 		count := 0
 		for _, name := range r.srcNames(s) {
@@ -381,4 +388,54 @@ func (r *run) undeclaredCandidates(s view, pat string) []any {
 		return out
 	}
 	return nil
+}
+
+// extraNamesCovered: the source's propertyNames allow finitely many names,
+// and each is declared by the source (checked on its own) or evaluated by
+// the target, so no undeclared name reaches the target's additional schema.
+func (r *run) extraNamesCovered(s view, evaluators []node) bool {
+	for _, n := range s.conj {
+		pn, ok := n.child("propertyNames")
+		if !ok {
+			continue
+		}
+		names, finite := nameSet(pn)
+		if !finite {
+			continue
+		}
+		declared := r.srcNames(s)
+		for _, name := range names {
+			if covered, known := r.coveredByTarget(evaluators, name); !slices.Contains(declared, name) && (!covered || !known) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// nameSet is a superset of the names a propertyNames schema allows, when
+// it is finite: const, enum, an anchored pattern of finite language, false.
+func nameSet(pn node) ([]string, bool) {
+	if pn.m == nil {
+		b, _ := pn.v.(bool)
+		return nil, !b
+	}
+	if c, ok := pn.m["const"]; ok {
+		cs, isStr := c.(string)
+		return []string{cs}, isStr
+	}
+	if e, ok := pn.m["enum"].([]any); ok {
+		var out []string
+		for _, v := range e {
+			if str, isStr := v.(string); isStr {
+				out = append(out, str)
+			}
+		}
+		return out, true // names are strings: other members allow none
+	}
+	if pat, ok := pn.m["pattern"].(string); ok {
+		return patternLanguage(pat, -1)
+	}
+	return nil, false
 }

@@ -112,3 +112,14 @@ func TestPatternPropertiesAndDependencies(t *testing.T) {
 			want: []string{`incompatible dependency_missing  /dependentRequired: source may have "a" without "c", which target requires together (dependentRequired) [witness {"a":null,"b":null} rejected at /dependentRequired/a]`}},
 	})
 }
+
+func TestFinitePropertyNames(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "names from an enum, all declared by the target", src: `{"type":"object","propertyNames":{"enum":["a","b"]}}`,
+			tgt: `{"type":"object","properties":{"a":{},"b":{}},"additionalProperties":false}`},
+		{name: "a name the target does not allow", src: `{"type":"object","propertyNames":{"enum":["a","c"]}}`,
+			tgt:  `{"type":"object","properties":{"a":{}},"additionalProperties":false}`,
+			want: []string{`incompatible additional_property  /additionalProperties: source may have properties that target does not allow (additionalProperties: false) [witness {"c":null} rejected at /additionalProperties]`}},
+		{name: "no name allowed", src: `{"type":"object","propertyNames":false}`, tgt: `{"type":"object","maxProperties":0}`},
+	})
+}
