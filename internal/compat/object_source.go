@@ -70,7 +70,11 @@ func (r *run) srcAdditional(n node) (node, bool) {
 func (r *run) srcExtra(s view) (view, bool) {
 	var nodes []node
 	for _, n := range s.conj {
-		if c, ok := r.srcAdditional(n); ok {
+		c, ok := r.srcAdditional(n)
+		if !ok {
+			c, ok = r.srcUnevaluatedRest(s, n)
+		}
+		if ok {
 			if b, isBool := c.v.(bool); isBool && b {
 				continue
 			}
@@ -80,6 +84,28 @@ func (r *run) srcExtra(s view) (view, bool) {
 	v := viewOf(nodes...)
 	v.at = r.srcPtr(s)
 	return v, r.possible(v)
+}
+
+// srcUnevaluatedRest is a conjunct's unevaluatedProperties where it
+// applies to every name no conjunct declares: what it sees evaluated is
+// known (schemaview.Evaluation: exact, nothing evaluating every name), and
+// every subschema evaluating for it is itself a conjunct, whose names
+// srcExtra's are not.
+func (r *run) srcUnevaluatedRest(s view, n node) (node, bool) {
+	u, ok := n.child("unevaluatedProperties")
+	if !ok || r.srcD7 {
+		return node{}, false
+	}
+	ev := r.srcView().PropertyEvaluation(n.sub())
+	if !ev.Exact || ev.All {
+		return node{}, false
+	}
+	for _, e := range ev.Subs {
+		if !slices.ContainsFunc(s.conj, func(c node) bool { return c.ptr == e.Ptr }) {
+			return node{}, false
+		}
+	}
+	return u, true
 }
 
 // srcNames lists the property names the source declares, sorted.

@@ -73,3 +73,38 @@ func TestUnevaluatedItemsThroughApplicators(t *testing.T) {
 		}
 	}
 }
+
+// A source's unevaluatedProperties closes it (or types its other names)
+// through in-place applicators when what it sees evaluated is known and
+// every evaluating subschema is a conjunct of the source.
+func TestSourceUnevaluatedPropertiesThroughApplicators(t *testing.T) {
+	cases := []ruleCase{
+		{name: "closed through allOf",
+			src: `{"type":"object","allOf":[{"properties":{"a":{"type":"string"}}}],"unevaluatedProperties":false}`,
+			tgt: `{"type":"object","properties":{"a":{}},"additionalProperties":false}`},
+		{name: "other names typed through $ref",
+			src: `{"type":"object","$ref":"#/$defs/b","$defs":{"b":{"properties":{"a":{"type":"string"}}}},"unevaluatedProperties":{"type":"integer"}}`,
+			tgt: `{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":{"type":"integer"}}`},
+		{name: "closed sources fit maxProperties",
+			src: `{"type":"object","allOf":[{"properties":{"a":{}}}],"unevaluatedProperties":false}`,
+			tgt: `{"type":"object","maxProperties":1}`},
+		// {"b":1} passes: the branch that evaluates b applies for it, so
+		// the source is not closed to b (and the rule does not say so).
+		{name: "a union branch's names stay open",
+			src: `{"type":"object","anyOf":[{"properties":{"a":{}}},{"properties":{"b":{}}}],"unevaluatedProperties":false}`,
+			tgt: `{"type":"object","properties":{"a":{}},"additionalProperties":false}`,
+			want: []string{
+				`incompatible additional_property  /additionalProperties: source may have properties that target does not allow (additionalProperties: false) [witness {"b":null} rejected at /additionalProperties]`,
+				`unknown cannot_prove /anyOf/1/properties/b /additionalProperties: cannot confirm that source may have "b", which target does not allow (additionalProperties: false) (additional_property): no value accepted by source and rejected by target was found`,
+			}},
+	}
+	runRuleCases(t, cases)
+	for _, tc := range cases {
+		src, tgt := Node{mustParse(t, tc.src), ""}, Node{mustParse(t, tc.tgt), ""}
+		for _, is := range NewChecker().Check(src, tgt, Options{}).Issues {
+			if is.Verdict == verdict.Incompatible {
+				assertWitness(t, src, tgt, is)
+			}
+		}
+	}
+}
