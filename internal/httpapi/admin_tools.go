@@ -141,9 +141,9 @@ func (a *Admin) importSnapshot(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) getSnapshot(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(pathParam(r, "id"), 10, 64)
+	id, err := snapshotID(r)
 	if err != nil {
-		a.fail(w, r, badRequest("snapshot id must be an integer"))
+		a.fail(w, r, err)
 		return
 	}
 	snap, err := a.Registry.Snapshot(r.Context(), pathParam(r, "server"), id)
@@ -159,6 +159,15 @@ func (a *Admin) getSnapshot(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, snapshotOf(cmp))
 }
 
+// snapshotID is the path's snapshot id.
+func snapshotID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(pathParam(r, "id"), 10, 64)
+	if err != nil {
+		return 0, badRequest("snapshot id must be an integer")
+	}
+	return id, nil
+}
+
 func snapshotOf(c registry.Comparison) snapshotJSON {
 	snap := c.Snapshot
 	out := snapshotJSON{Server: snap.Server, ID: snap.ID, Source: snap.Source, Digest: snap.Digest,
@@ -170,9 +179,9 @@ func snapshotOf(c registry.Comparison) snapshotJSON {
 }
 
 func (a *Admin) approveSnapshot(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(pathParam(r, "id"), 10, 64)
+	id, err := snapshotID(r)
 	if err != nil {
-		a.fail(w, r, badRequest("snapshot id must be an integer"))
+		a.fail(w, r, err)
 		return
 	}
 	approval, err := a.Registry.ApproveSnapshot(r.Context(), pathParam(r, "server"), id)

@@ -66,6 +66,15 @@ func adminAPI(t *testing.T, h *harness) {
 	if r.status != http.StatusOK || len(snap.Drift) != 0 {
 		t.Errorf("approved snapshot drift: %d %s", r.status, r.body)
 	}
+	for _, method := range []string{http.MethodGet, http.MethodPost} {
+		path := "/admin/v1/servers/analytics/snapshots/one"
+		if method == http.MethodPost {
+			path += "/approve"
+		}
+		if r := h.admin(method, path, admin, nil); r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "snapshot id must be an integer") {
+			t.Errorf("%s %s: %d %s, want 400 naming the id", method, path, r.status, r.body)
+		}
+	}
 	// A qualified name travels with its slash escaped.
 	var versions struct {
 		Versions []struct {
