@@ -31,6 +31,14 @@ func (r *run) disjoint(s view, t node, depth int) bool {
 			return true
 		}
 	}
+	// Or a schema inside one the source negates: t ⊆ g, ¬g ⊆ ¬t.
+	if r.negCheck < maxNegChecks && depth == 0 {
+		for _, g := range s.neg {
+			if !g.synthetic && r.flipped(t, func(c *run) bool { return len(c.sub(viewOf(t), g, path{})) == 0 }) {
+				return true
+			}
+		}
+	}
 	// t is a conjunction: meeting any one conjunct is impossible suffices.
 	if ref, ok := t.m["$ref"].(string); ok {
 		if v, ptr, err := r.tgt.ResolveFrom(t.ptr, ref); err == nil && depth < maxDisjointDepth {

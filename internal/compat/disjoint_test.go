@@ -86,3 +86,13 @@ func TestNegatedKindFamily(t *testing.T) {
 			want: []string{"incompatible range_mismatch  /anyOf: source may be a value that target refuses (maximum) [witness 5 rejected at /anyOf/0/maximum]"}},
 	})
 }
+
+// A target inside a schema the source negates is disjoint from the source.
+func TestDisjointByNegation(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "odd numbers are not multiples of 4", src: `{"type":"integer","not":{"multipleOf":2}}`, tgt: `{"type":"integer","not":{"multipleOf":4}}`},
+		{name: "a wider negated prefix", src: `{"type":"string","not":{"pattern":"^a"}}`, tgt: `{"type":"string","not":{"pattern":"^ab"}}`},
+		{name: "a narrower negated prefix", src: `{"type":"string","not":{"pattern":"^ab"}}`, tgt: `{"type":"string","not":{"pattern":"^a"}}`,
+			want: []string{`incompatible excluded_by_not  /not: source may be a value that target refuses (not) [witness "a" rejected at /not]`}},
+	})
+}

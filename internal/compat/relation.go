@@ -163,6 +163,21 @@ func (r *run) asSource(f func(c *run) bool) bool {
 	return ok
 }
 
+// flipped runs f with the documents swapped and t as the source root, for
+// questions about the target inside the source (is t inside a schema the
+// source negates?). Caches of source-only answers are the other document's.
+func (r *run) flipped(t node, f func(c *run) bool) bool {
+	c := *r
+	c.src, c.tgt, c.srcD7, c.tgtD7 = r.tgt, r.src, r.tgtD7, r.srcD7
+	c.srcRoot = t
+	c.inProgress = map[string]int{}
+	c.caches = newRunCaches()
+	c.negCheck++
+	ok := f(&c)
+	r.budget, r.exhausted = c.budget, r.exhausted || c.exhausted
+	return ok
+}
+
 // maxNegChecks bounds nested negation tests.
 const maxNegChecks = 2
 
