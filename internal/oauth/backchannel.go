@@ -74,11 +74,13 @@ type BackchannelResponse struct {
 // endpoint's; an accepted request is not a token decision, so it is not.
 func (s *Service) BackchannelAuthorize(ctx context.Context, form url.Values, authorization string) (*BackchannelResponse, error) {
 	rec := &audit.Issuance{Time: s.now()}
-	resp, err := s.backchannelRequest(ctx, form, authorization, rec)
+	resp, err := decide(form, authorization, rec, func() (*BackchannelResponse, error) {
+		return s.backchannelRequest(ctx, form, authorization, rec)
+	})
 	if err != nil {
-		settle(rec, err)
-		if aerr := s.Audit.Append(context.WithoutCancel(ctx), rec); aerr != nil && s.Log != nil {
-			s.Log.ErrorContext(ctx, "audit record of a refusal failed", "err", aerr, "client_id", rec.ClientID, "reason", rec.Reason)
+		ctx := context.WithoutCancel(ctx) // the refusal is recorded even if the client hung up
+		if aerr := s.Audit.Append(ctx, rec); aerr != nil {
+			s.logAuditFailure(ctx, rec, aerr)
 		}
 		s.count(rec, err)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/typeward/typeward/internal/clients"
 )
 
-// Bounds on the form parameters of the token, introspection and revocation
-// endpoints. RFC 6749 names no limit; these are generous for every real
+// Bounds on the form parameters of the token, backchannel, introspection
+// and revocation endpoints. RFC 6749 names no limit; these are generous for every real
 // value and are checked before any parameter is used, logged or audited
 // (docs/security.md lists them).
 var paramBounds = map[string]int{

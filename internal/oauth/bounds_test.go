@@ -3,13 +3,14 @@ package oauth
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
 // TestEveryParameterIsBounded: each known parameter one byte over its
-// bound is refused by all three endpoints, naming it, before the client is
+// bound is refused by every endpoint, naming it, before the client is
 // authenticated; at its bound it passes the check.
 func TestEveryParameterIsBounded(t *testing.T) {
 	f := newFixture(t)
@@ -18,9 +19,10 @@ func TestEveryParameterIsBounded(t *testing.T) {
 		over := form(name, strings.Repeat("a", limit+1))
 		want := fmt.Sprintf("%s is %d bytes, at most %d", name, limit+1, limit)
 		calls := map[string]func() error{
-			"token":      func() error { _, err := f.svc.Token(ctx, over, ""); return err },
-			"introspect": func() error { _, err := f.svc.Introspect(ctx, over, ""); return err },
-			"revoke":     func() error { return f.svc.Revoke(ctx, over, "") },
+			"token":       func() error { _, err := f.svc.Token(ctx, over, ""); return err },
+			"backchannel": func() error { _, err := f.svc.BackchannelAuthorize(ctx, over, ""); return err },
+			"introspect":  func() error { _, err := f.svc.Introspect(ctx, over, ""); return err },
+			"revoke":      func() error { return f.svc.Revoke(ctx, over, "") },
 		}
 		for endpoint, call := range calls {
 			e := AsError(call())
@@ -41,6 +43,40 @@ func TestEveryParameterIsBounded(t *testing.T) {
 	}
 	if err := checkForm(many); err == nil {
 		t.Error("a form of too many parameters passed")
+	}
+}
+
+// TestAuditedRefusalsAreBounded: the token and backchannel endpoints
+// audit a refusal the same way: an oversized parameter under its reason
+// with the claimed client, and a claimed client id longer than any client's
+// clipped, so that no record carries a megabyte id.
+func TestAuditedRefusalsAreBounded(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	long := strings.Repeat("x", 100_000)
+	calls := map[string]func(form url.Values, authorization string) error{
+		"token":       func(v url.Values, a string) error { _, err := f.svc.Token(ctx, v, a); return err },
+		"backchannel": func(v url.Values, a string) error { _, err := f.svc.BackchannelAuthorize(ctx, v, a); return err },
+	}
+	for endpoint, call := range calls {
+		for _, tc := range []struct {
+			name       string
+			form       url.Values
+			wantClient string
+			wantReason string
+		}{
+			{"oversized parameter", form("client_id", "app", "scope", strings.Repeat("s", paramBounds["scope"]+1)), "app", ReasonOversizedParameter},
+			{"long client id", form("client_id", long, "client_secret", "x"), Clip(long, auditedValueBytes), ""},
+		} {
+			if err := call(tc.form, ""); err == nil {
+				t.Fatalf("%s, %s: no error", endpoint, tc.name)
+			}
+			recs := f.decisions(t)
+			rec := recs[len(recs)-1]
+			if rec.ClientID != tc.wantClient || (tc.wantReason != "" && rec.Reason != tc.wantReason) {
+				t.Errorf("%s, %s: audited client %.80q reason %q; want %.80q %q", endpoint, tc.name, rec.ClientID, rec.Reason, tc.wantClient, tc.wantReason)
+			}
+		}
 	}
 }
 

@@ -62,17 +62,9 @@ type tokenRequest struct {
 // a token nobody received.
 func (s *Service) Token(ctx context.Context, form url.Values, authorization string) (*TokenResponse, error) {
 	rec := &audit.Issuance{Time: s.now()}
-	var resp *TokenResponse
-	err := checkForm(form)
-	if err != nil {
-		rec.ClientID, rec.Reason = claimedClientID(form, authorization), ReasonOversizedParameter
-	} else {
-		resp, err = s.issue(ctx, form, authorization, rec)
-	}
-	if len(rec.ClientID) > clients.MaxClientIDLen { // no client has such an id: keep a marked prefix
-		rec.ClientID = Clip(rec.ClientID, auditedValueBytes)
-	}
-	settle(rec, err)
+	resp, err := decide(form, authorization, rec, func() (*TokenResponse, error) {
+		return s.issue(ctx, form, authorization, rec)
+	})
 	if notADecision(err) {
 		s.count(rec, err)
 		return nil, err
@@ -103,10 +95,28 @@ func (s *Service) logAuditFailure(ctx context.Context, rec *audit.Issuance, err 
 	}
 }
 
-func (s *Service) issue(ctx context.Context, form url.Values, authorization string, rec *audit.Issuance) (*TokenResponse, error) {
-	// Whatever happens next (a failing store, a client hanging up), the
-	// record names the client the request named.
+// decide runs a request of an endpoint that audits its refusals (token,
+// backchannel) and settles rec with the outcome: the form's bounds are
+// checked first, and whatever happens next (a failing store, a client
+// hanging up) the record names the client the request named, clipped
+// when no client could have such an id.
+func decide[T any](form url.Values, authorization string, rec *audit.Issuance, run func() (T, error)) (T, error) {
+	var resp T
 	rec.ClientID = claimedClientID(form, authorization)
+	err := checkForm(form)
+	if err != nil {
+		rec.Reason = ReasonOversizedParameter
+	} else {
+		resp, err = run()
+	}
+	if len(rec.ClientID) > clients.MaxClientIDLen {
+		rec.ClientID = Clip(rec.ClientID, auditedValueBytes)
+	}
+	settle(rec, err)
+	return resp, err
+}
+
+func (s *Service) issue(ctx context.Context, form url.Values, authorization string, rec *audit.Issuance) (*TokenResponse, error) {
 	client, err := s.authenticate(ctx, form, authorization, rec)
 	if err != nil {
 		return nil, err
