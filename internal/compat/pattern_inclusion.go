@@ -67,6 +67,26 @@ func folds(re *syntax.Regexp) bool {
 // false when it could not tell). When not, witness is a string src matches
 // and tgt does not.
 func patternIncluded(src, tgt string) (included bool, witness string, decided bool) {
+	return patternIncludedWithin(src, tgt, 0, -1)
+}
+
+// maxTrackedLength bounds the maxLength the search follows; a larger one is
+// ignored (the source is then taken wider, which is sound).
+const maxTrackedLength = 64
+
+// patternIncludedWithin is patternIncluded for the strings of src whose
+// length is at least minLen and, when maxLen ≥ 0, at most maxLen.
+func patternIncludedWithin(src, tgt string, minLen, maxLen int) (included bool, witness string, decided bool) {
+	if maxLen > maxTrackedLength {
+		maxLen = -1
+	}
+	if minLen > maxTrackedLength {
+		minLen = maxTrackedLength
+	}
+	depthCap := minLen // lengths beyond it are alike
+	if maxLen >= 0 {
+		depthCap = maxLen
+	}
 	sp, ok1 := searchProgram(src)
 	tp, ok2 := searchProgram(tgt)
 	if !ok1 || !ok2 {
@@ -81,17 +101,18 @@ func patternIncluded(src, tgt string) (included bool, witness string, decided bo
 		p      pair
 		parent int
 		r      rune
+		depth  int
 	}
 	start := pair{epsClosure(sp, []uint32{uint32(sp.Start)}), epsClosure(tp, []uint32{uint32(tp.Start)})}
 	queue := []item{{p: start, parent: -1}}
-	seen := map[string]bool{pairKey(start.s, start.t): true}
+	seen := map[string]bool{pairKey(start.s, start.t) + "0": true}
 	work := 0
 	for i := 0; i < len(queue); i++ {
 		cur := queue[i]
 		if work += len(reps) * (len(cur.p.s) + len(cur.p.t) + 1); work > maxInclusionWork {
 			return false, "", false
 		}
-		if accepts(sp, cur.p.s) && !accepts(tp, cur.p.t) {
+		if cur.depth >= minLen && accepts(sp, cur.p.s) && !accepts(tp, cur.p.t) {
 			var b []rune
 			for j := i; queue[j].parent >= 0; j = queue[j].parent {
 				b = append(b, queue[j].r)
@@ -99,13 +120,17 @@ func patternIncluded(src, tgt string) (included bool, witness string, decided bo
 			slices.Reverse(b)
 			return false, string(b), true
 		}
+		if maxLen >= 0 && cur.depth >= maxLen {
+			continue
+		}
+		d := min(cur.depth+1, depthCap)
 		for _, c := range reps {
 			ns := advance(sp, cur.p.s, c)
 			if len(ns) == 0 {
 				continue
 			}
 			nt := advance(tp, cur.p.t, c)
-			k := pairKey(ns, nt)
+			k := pairKey(ns, nt) + strconv.Itoa(d)
 			if seen[k] {
 				continue
 			}
@@ -113,7 +138,7 @@ func patternIncluded(src, tgt string) (included bool, witness string, decided bo
 				return false, "", false
 			}
 			seen[k] = true
-			queue = append(queue, item{p: pair{ns, nt}, parent: i, r: c})
+			queue = append(queue, item{p: pair{ns, nt}, parent: i, r: c, depth: d})
 		}
 	}
 	return true, "", true

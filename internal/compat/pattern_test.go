@@ -140,26 +140,41 @@ func TestPatternIncluded(t *testing.T) {
 }
 
 // FuzzPatternIncluded: an inclusion the automata claim holds of every
-// string the engine matches, and a witness tells the patterns apart.
+// string the engine matches within the lengths given, and a witness (of such
+// a length) tells the patterns apart.
 func FuzzPatternIncluded(f *testing.F) {
-	for _, seed := range [][3]string{{"^a+$", "^a*$", "aa"}, {"abc", "b", "xabcx"}, {"^[0-9]{3}$", "^[0-9]+$", "123"}, {"^(ab)*$", "^(ab|cd)*$", "abab"}, {"x.y", "x[^\\n]y", "x\ny"}} {
-		f.Add(seed[0], seed[1], seed[2])
+	for _, seed := range [][3]string{{"^a+$", "^a*$", "aa"}, {"abc", "b", "xabcx"}, {"^[0-9]{3}$", "^[0-9]+$", "123"}, {"^(ab)*$", "^(ab|cd)*$", "abab"}, {"x.y", "x[^\\n]y", "x\ny"}, {"^a*$", "^a+$", "a"}} {
+		f.Add(seed[0], seed[1], seed[2], uint8(1), uint8(0))
 	}
-	f.Fuzz(func(t *testing.T, src, tgt, s string) {
+	f.Fuzz(func(t *testing.T, src, tgt, s string, lo, hi uint8) {
 		sr, err1 := regexp.Compile(src)
 		tr, err2 := regexp.Compile(tgt)
 		if err1 != nil || err2 != nil || !utf8.ValidString(s) {
 			return
 		}
-		in, w, decided := patternIncluded(src, tgt)
+		minLen, maxLen := int(lo%8), int(hi%10)-1
+		within := func(v string) bool {
+			n := utf8.RuneCountInString(v)
+			return n >= minLen && (maxLen < 0 || n <= maxLen)
+		}
+		in, w, decided := patternIncludedWithin(src, tgt, minLen, maxLen)
 		if !decided {
 			return
 		}
-		if in && sr.MatchString(s) && !tr.MatchString(s) {
-			t.Fatalf("%q said to be inside %q, but %q matches only the first", src, tgt, s)
+		if in && within(s) && sr.MatchString(s) && !tr.MatchString(s) {
+			t.Fatalf("%q said to be inside %q within %d..%d, but %q matches only the first", src, tgt, minLen, maxLen, s)
 		}
-		if !in && (!sr.MatchString(w) || tr.MatchString(w)) {
-			t.Fatalf("%q not inside %q, but the witness %q does not tell them apart", src, tgt, w)
+		if !in && (!within(w) || !sr.MatchString(w) || tr.MatchString(w)) {
+			t.Fatalf("%q not inside %q within %d..%d, but the witness %q does not tell them apart", src, tgt, minLen, maxLen, w)
 		}
+	})
+}
+
+func TestPatternWithinLengths(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "minLength makes a star a plus", src: `{"type":"string","pattern":"^a*$","minLength":1}`, tgt: `{"type":"string","pattern":"^a+$"}`},
+		{name: "maxLength bounds a repetition", src: `{"type":"string","pattern":"^(ab)*$","maxLength":4}`, tgt: `{"type":"string","pattern":"^(ab){0,2}$"}`},
+		{name: "a longer string escapes", src: `{"type":"string","pattern":"^(ab)*$","maxLength":6}`, tgt: `{"type":"string","pattern":"^(ab){0,2}$"}`,
+			want: []string{`incompatible pattern_mismatch /pattern /pattern: source may be a string that does not match the pattern "^(ab){0,2}$" of target [witness "ababab" rejected at /pattern]`}},
 	})
 }

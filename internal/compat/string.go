@@ -111,6 +111,10 @@ func (r *run) patternImplied(s view, pat string) (implied bool, witnesses []any)
 	if hi != nil && hi.IsInt64() && hi.Int64() < lengthCap {
 		maxLen = int(hi.Int64())
 	}
+	minLen := 0
+	if lo, _ := intKeyword(s, "minLength", true); lo != nil && lo.IsInt64() {
+		minLen = int(min(lo.Int64(), lengthCap))
+	}
 	for _, n := range s.conj {
 		sp, ok := n.m["pattern"].(string)
 		if !ok {
@@ -133,7 +137,7 @@ func (r *run) patternImplied(s view, pat string) (implied bool, witnesses []any)
 			}
 		}
 		r.budget -= maxInclusionStates / 100
-		if in, w, decided := patternIncluded(sp, pat); decided {
+		if in, w, decided := patternIncludedWithin(sp, pat, minLen, maxLen); decided {
 			if in {
 				return true, nil
 			}
