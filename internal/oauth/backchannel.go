@@ -96,11 +96,8 @@ func (s *Service) backchannelRequest(ctx context.Context, form url.Values, autho
 	if s.Backchannel.Store == nil {
 		return nil, badRequest(CodeInvalidRequest, "this server has no backchannel authentication")
 	}
-	if s.Limiter != nil {
-		if ok, wait := s.Limiter.Allow(client.ID); !ok {
-			return nil, &Error{Kind: KindRateLimited, Code: CodeRateLimited,
-				Description: "too many requests; retry later", RetryAfter: wait}
-		}
+	if err := s.allow(client.ID, "requests"); err != nil {
+		return nil, err
 	}
 	req, err := s.decodeBackchannel(form)
 	if err != nil {

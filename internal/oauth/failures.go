@@ -93,12 +93,20 @@ func tooManyFailures(wait time.Duration) *Error {
 // or revocation, in a bucket of its own per endpoint, so that neither can
 // be used without limit nor spend the client's token requests.
 func (s *Service) allowCall(endpoint string, caller *clients.Client) error {
+	return s.allow(endpoint+"\x00"+caller.ID, endpoint+" requests")
+}
+
+// allow takes one request from the success bucket key (Limiter), and
+// refuses with 429 and Retry-After, naming what is limited, when it is
+// spent. The token and backchannel endpoints share the client's own
+// bucket (key: its id); nil Limiter: unlimited.
+func (s *Service) allow(key, what string) error {
 	if s.Limiter == nil {
 		return nil
 	}
-	if ok, wait := s.Limiter.Allow(endpoint + "\x00" + caller.ID); !ok {
+	if ok, wait := s.Limiter.Allow(key); !ok {
 		return &Error{Kind: KindRateLimited, Code: CodeRateLimited,
-			Description: "too many " + endpoint + " requests; retry later", RetryAfter: wait}
+			Description: "too many " + what + "; retry later", RetryAfter: wait}
 	}
 	return nil
 }

@@ -122,11 +122,8 @@ func (s *Service) issue(ctx context.Context, form url.Values, authorization stri
 		return nil, err
 	}
 	rec.ClientID = client.ID
-	if s.Limiter != nil {
-		if ok, wait := s.Limiter.Allow(client.ID); !ok {
-			return nil, &Error{Kind: KindRateLimited, Code: CodeRateLimited,
-				Description: "too many token requests; retry later", RetryAfter: wait}
-		}
+	if err := s.allow(client.ID, "token requests"); err != nil {
+		return nil, err
 	}
 	return s.token(ctx, client, form, rec)
 }

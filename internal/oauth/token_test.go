@@ -118,6 +118,23 @@ func TestTokenRateLimited(t *testing.T) {
 	}
 }
 
+// TestBackchannelSharesTheTokenBucket: a client's backchannel requests
+// and token requests spend one bucket, so neither endpoint is a way round
+// the other's limit.
+func TestBackchannelSharesTheTokenBucket(t *testing.T) {
+	f := newCIBAFixture(t)
+	ask := form("grant_type", "client_credentials", "scope", clients.AdminScope)
+	for range testBurst {
+		if _, err := f.svc.Token(context.Background(), ask, creds("admin")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := f.svc.BackchannelAuthorize(context.Background(), form("authorization_details", details(exampleDoc(t, "pipeline-valid.json"))), creds("admin"))
+	if e := AsError(err); e.Kind != KindRateLimited || e.Description != "too many requests; retry later" || e.RetryAfter <= 0 {
+		t.Fatalf("backchannel request after the token burst: %+v, want rate_limited with a wait", e)
+	}
+}
+
 // TestTokenServerFailures: a failing dependency is a server error whose
 // cause is kept for the log and never put in the answer, and a token is
 // never handed out unless its audit record is written.
