@@ -240,29 +240,6 @@ func (run *validation) walk(ctx context.Context, order []int) error {
 	return nil
 }
 
-func (run *validation) checkUnbound(n int, fed map[string]bool) {
-	tool := run.resolved[n]
-	for _, name := range run.Validator.requiredInputs(tool.Input) {
-		always, isFed := fed[name]
-		var is verdict.Issue
-		switch {
-		case always:
-			continue
-		case isFed:
-			is = verdict.Issue{Code: verdict.CodeMayBeMissing, Message: fmt.Sprintf("node %s: %s requires input %s, and only optional edges feed it", run.graph.nodes[n].ID, tool.QualifiedName(), name)}
-		default:
-			is = warningIssue(verdict.CodeUnboundRequiredInput, fmt.Sprintf("node %s: %s requires input %s, and no edge feeds it", run.graph.nodes[n].ID, tool.QualifiedName(), name))
-		}
-		is.TargetTool = tool.QualifiedName()
-		is.FieldPath = "->" + name
-		if isFed {
-			run.graded(is, policy.Place{Optional: true})
-			continue
-		}
-		run.issues = append(run.issues, is)
-	}
-}
-
 // checkMapping checks one mapping on its own: fan-out and fan-in are just
 // several mappings, each proven independently.
 func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.ResolvedTool) {

@@ -189,7 +189,12 @@ func (run *validation) outputWithPath(out *schema.Schema, p Path) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	d := json.NewDecoder(bytes.NewReader(w.Witness))
+	return decodeValue(w.Witness)
+}
+
+// decodeValue reads a witness back as a value, numbers exact.
+func decodeValue(b json.RawMessage) (any, bool) {
+	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var v any
 	if d.Decode(&v) != nil {

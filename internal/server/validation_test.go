@@ -15,7 +15,9 @@ import (
 // tolerates, found by the compatibility check with its witness: feed's
 // item may lack the id sink's rec requires (may_be_missing), and item, an
 // open object, does not declare the note noted_sink's rec constrains
-// (undeclared_property). All read-only, so no approval policy is
+// (undeclared_property); any_sink's rec, fed only by an optional edge, may
+// be missing when that edge does not run (may_be_missing, with the input
+// any_sink then receives as its witness). All read-only, so no approval policy is
 // involved.
 var validationTools = map[string]string{
 	"feed": `{"name":"feed","inputSchema":{"type":"object"},"outputSchema":{"type":"object",
@@ -25,11 +27,14 @@ var validationTools = map[string]string{
 		"properties":{"id":{"type":"integer"}},"required":["id"]}},"required":["rec"]},"annotations":{"readOnlyHint":true}}`,
 	"noted_sink": `{"name":"noted_sink","inputSchema":{"type":"object","properties":{"rec":{"type":"object",
 		"properties":{"note":{"type":"string"}}}},"required":["rec"]},"annotations":{"readOnlyHint":true}}`,
+	"any_sink": `{"name":"any_sink","inputSchema":{"type":"object","properties":{"rec":{"type":"object"}},"required":["rec"]},
+		"annotations":{"readOnlyHint":true}}`,
 }
 
 const (
 	missingComposition    = `{"nodes":[{"id":"f","tool":"feed"},{"id":"s","tool":"sink"}],"edges":[{"from":"f","to":"s","map":{"item":"rec"}}]}`
 	undeclaredComposition = `{"nodes":[{"id":"f","tool":"feed"},{"id":"n","tool":"noted_sink"}],"edges":[{"from":"f","to":"n","map":{"item":"rec"}}]}`
+	optionalComposition   = `{"nodes":[{"id":"f","tool":"feed"},{"id":"a","tool":"any_sink"}],"edges":[{"from":"f","to":"a","optional":true,"map":{"item":"rec"}}]}`
 )
 
 func detailsOf(doc string) string { return `[{"type":"mcp_composition","composition":` + doc + `}]` }
@@ -143,10 +148,14 @@ func clientValidationMode(t *testing.T, h *harness) {
 			len(is.Witness) == 0 || is.WitnessError == nil || is.WitnessError.KeywordLocation == "" {
 			t.Errorf("%s %s: issue %+v, want an incompatible error with its witness", what, code, is)
 		}
+		if code == verdict.CodeMayBeMissing && (is.WitnessError == nil || !strings.HasSuffix(is.WitnessError.KeywordLocation, "/required")) {
+			t.Errorf("%s %s: witness_error %+v, want the validator's required", what, code, is.WitnessError)
+		}
 	}
 	for _, tc := range []struct{ doc, code string }{
 		{missingComposition, verdict.CodeMayBeMissing},
 		{undeclaredComposition, verdict.CodeUndeclaredProperty},
+		{optionalComposition, verdict.CodeMayBeMissing},
 	} {
 		issuedWith(lenient, tc.doc, tc.code)
 		refusedWith("strict token", token(strict, tc.doc), tc.code)
