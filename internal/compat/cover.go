@@ -85,7 +85,7 @@ func (r *run) onlyKeywordsIn(b node, allowed map[string]bool, d7 bool) bool {
 		if _, ok := intOf(v); !ok && (kw == "minLength" || kw == "maxLength") {
 			return false
 		}
-		if _, ok := ratOf(v); !ok {
+		if _, ok := ratOf(v); !ok && numberBoundKeywords[kw] {
 			return false
 		}
 	}

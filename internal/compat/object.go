@@ -197,7 +197,7 @@ func (r *run) patternProperties(s view, t node, p path) []finding {
 			declared := r.srcNames(s)
 			covered = !slices.ContainsFunc(lang, func(name string) bool { return !slices.Contains(declared, name) })
 		}
-		if ev, possible := r.srcExtra(s); possible && !covered {
+		if ev, possible := r.srcExtra(s); possible && !covered && !r.noUndeclaredNames(s) {
 			out = append(out, with(r.undeclared(ev, tq, p, "the names matching "+quote(pat)), r.undeclaredCandidates(s, pat)...)...)
 		}
 	}
@@ -224,7 +224,7 @@ func (r *run) propertyNames(s view, t node, p path) []finding {
 			return nil
 		}
 	}
-	if _, open := r.srcExtra(s); open || len(r.srcPatterns(s)) > 0 {
+	if _, open := r.srcExtra(s); open || !r.patternsFitNames(r.srcPatterns(s), tn) {
 		if len(own) > 0 {
 			return r.cannotProve(own[0].ptr, tn.ptr, p, "propertyNames", "the source's property names may not fit")
 		}
@@ -394,6 +394,9 @@ func (r *run) undeclaredCandidates(s view, pat string) []any {
 // and each is declared by the source (checked on its own) or evaluated by
 // the target, so no undeclared name reaches the target's additional schema.
 func (r *run) extraNamesCovered(s view, evaluators []node) bool {
+	if r.noUndeclaredNames(s) {
+		return true
+	}
 	for _, n := range s.conj {
 		pn, ok := n.child("propertyNames")
 		if !ok {
@@ -438,4 +441,47 @@ func nameSet(pn node) ([]string, bool) {
 		return patternLanguage(pat, -1)
 	}
 	return nil, false
+}
+
+// noUndeclaredNames: the source object never has a name outside its
+// properties and patterns: a pattern of its matches every name, or its
+// declared required names already reach maxProperties.
+func (r *run) noUndeclaredNames(s view) bool {
+	if slices.ContainsFunc(r.srcPatterns(s), func(sp srcPattern) bool { return matchesEveryString(sp.pattern) }) {
+		return true
+	}
+	hi, _ := intKeyword(s, "maxProperties", false)
+	if hi == nil {
+		return false
+	}
+	declared := r.srcNames(s)
+	req := r.srcRequired(s)
+	for name := range req {
+		if !slices.Contains(declared, name) {
+			return false
+		}
+	}
+	return big.NewInt(int64(len(req))).Cmp(hi) >= 0
+}
+
+// patternsFitNames: every name matching one of the source's patterns fits
+// a target propertyNames that is a pattern alone (automaton inclusion).
+func (r *run) patternsFitNames(pats []srcPattern, tn node) bool {
+	if len(pats) == 0 {
+		return true
+	}
+	want, ok := tn.m["pattern"].(string)
+	if !ok || !r.onlyKeywordsIn(tn, map[string]bool{"pattern": true}, r.tgtD7) {
+		return false
+	}
+	if ty, typed := tn.m["type"]; typed && ty != "string" {
+		return false
+	}
+	for _, sp := range pats {
+		r.budget -= maxInclusionStates / 100
+		if in, _, decided := patternIncluded(sp.pattern, want); !in || !decided {
+			return false
+		}
+	}
+	return true
 }

@@ -123,3 +123,17 @@ func TestFinitePropertyNames(t *testing.T) {
 		{name: "no name allowed", src: `{"type":"object","propertyNames":false}`, tgt: `{"type":"object","maxProperties":0}`},
 	})
 }
+
+func TestNoUndeclaredNames(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "a match-all source pattern governs every name", src: `{"type":"object","patternProperties":{".*":{"type":"string"}}}`,
+			tgt: `{"type":"object","additionalProperties":{"type":"string"}}`},
+		{name: "required names fill maxProperties", src: `{"type":"object","required":["a","b"],"maxProperties":2,"properties":{"a":{"type":"string"},"b":{"type":"string"}}}`,
+			tgt: `{"type":"object","additionalProperties":{"type":"string"}}`},
+		{name: "a required name the source does not declare", src: `{"type":"object","required":["a","b"],"maxProperties":2,"properties":{"a":{"type":"string"}}}`,
+			tgt:  `{"type":"object","additionalProperties":{"type":"string"}}`,
+			want: []string{`incompatible undeclared_property  /additionalProperties: source.* does not declare its other properties, which target.* constrains [witness {"a":"","b":null} rejected at /additionalProperties/type]`}},
+		{name: "closed source patterns inside the target's name pattern", src: `{"type":"object","patternProperties":{"^ab":{}},"additionalProperties":false}`,
+			tgt: `{"type":"object","propertyNames":{"pattern":"^a"}}`},
+	})
+}
