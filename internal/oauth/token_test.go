@@ -101,14 +101,22 @@ func TestTokenRefusals(t *testing.T) {
 	}
 }
 
-func TestTokenRateLimited(t *testing.T) {
-	f := newFixture(t)
+// spendTokenBurst makes the admin client's burst of token requests, each
+// issued; it returns the request.
+func spendTokenBurst(t *testing.T, f *fixture) url.Values {
+	t.Helper()
 	ask := form("grant_type", "client_credentials", "scope", clients.AdminScope)
 	for range testBurst {
 		if _, err := f.svc.Token(context.Background(), ask, creds("admin")); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return ask
+}
+
+func TestTokenRateLimited(t *testing.T) {
+	f := newFixture(t)
+	ask := spendTokenBurst(t, f)
 	_, err := f.svc.Token(context.Background(), ask, creds("admin"))
 	if e := AsError(err); e.Kind != KindRateLimited || e.Code != CodeRateLimited || e.RetryAfter != time.Second {
 		t.Fatalf("request beyond the burst: %+v, want rate_limited with a wait of 1s", e)
@@ -123,12 +131,7 @@ func TestTokenRateLimited(t *testing.T) {
 // the other's limit.
 func TestBackchannelSharesTheTokenBucket(t *testing.T) {
 	f := newCIBAFixture(t)
-	ask := form("grant_type", "client_credentials", "scope", clients.AdminScope)
-	for range testBurst {
-		if _, err := f.svc.Token(context.Background(), ask, creds("admin")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	spendTokenBurst(t, f.fixture)
 	_, err := f.svc.BackchannelAuthorize(context.Background(), form("authorization_details", details(exampleDoc(t, "pipeline-valid.json"))), creds("admin"))
 	if e := AsError(err); e.Kind != KindRateLimited || e.Description != "too many requests; retry later" || e.RetryAfter <= 0 {
 		t.Fatalf("backchannel request after the token burst: %+v, want rate_limited with a wait", e)
