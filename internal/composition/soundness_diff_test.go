@@ -122,6 +122,7 @@ func mappingFindings(t *testing.T, checker *compat.Checker, out, in *schema.Sche
 	if err != nil {
 		t.Fatal(err)
 	}
+	assertStrictRefusalsWitnessed(t, tools, res)
 	label := tr.source + "->" + tr.target
 	var mine []verdict.Issue
 	for _, is := range res.Issues {

@@ -281,7 +281,9 @@ func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.Resolv
 			msg = fmt.Sprintf("%s, so an element of %s may have no value", h.reason, m.Source)
 		}
 		is := verdict.Issue{Code: h.code, SourcePointer: h.pointer, Message: msg}
-		if !undeclared {
+		if undeclared {
+			run.proveUndeclared(&is, src.Output, m.Source, e.Each, tgt.Input, target.ptrs)
+		} else {
 			run.provePath(&is, src.Output, m.Source, strictFrom(m.Source, e.Each, target.required))
 		}
 		run.graded(label(is), at)
