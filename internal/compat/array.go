@@ -1,6 +1,8 @@
 package compat
 
 import (
+	"slices"
+
 	"github.com/typeward/typeward/internal/verdict"
 )
 
@@ -134,7 +136,7 @@ func (r *run) array(s view, t node, p path) []finding {
 		out = append(out, r.report(verdict.CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), t.ptr+"/maxItems", p,
 			"%s may have more than %s items, the maxItems of %s", srcMark, tmax, tgtMark))
 	}
-	if u, _ := t.m["uniqueItems"].(bool); u && !(hi >= 0 && hi <= 1) && !r.srcUnique(s) {
+	if u, _ := t.m["uniqueItems"].(bool); u && !(hi >= 0 && hi <= 1) && !r.srcUnique(s) && !r.distinctPositions(s, hi, n) {
 		out = append(out, r.report(verdict.CodeUniqueItems, r.srcPtr(s), t.ptr+"/uniqueItems", p,
 			"%s may repeat items but %s requires unique items", srcMark, tgtMark))
 	}
@@ -182,6 +184,19 @@ func (r *run) contains(s view, t node, p path, lo, hi, n int) []finding {
 		none = r.disjoint(r.srcItem(s, i), tc, 0)
 	}
 	minOK := need == 0 || (every && lo >= need)
+	if !minOK {
+		// Positions the source always has whose schema matches count too.
+		matched := 0
+		for i := 0; i < lo && i < n; i++ {
+			if len(r.descend(r.srcItem(s, i), tc, p.item())) == 0 {
+				matched++
+			}
+		}
+		if lo > n && len(r.descend(r.srcItem(s, n), tc, p.item())) == 0 {
+			matched += lo - n
+		}
+		minOK = matched >= need
+	}
 	maxOK := limit < 0 || (hi >= 0 && hi <= limit) || none
 	for _, c := range s.conj {
 		sc, ok := c.child("contains")
@@ -231,4 +246,27 @@ func hasKeyword(s view, keyword string) bool {
 func isFalse(n node) bool {
 	b, isBool := n.v.(bool)
 	return isBool && !b
+}
+
+// distinctPositions: the source has at most hi items, all within its tuple
+// of n positions, and no two positions can hold the same value (each holds
+// finitely many values, and the sets do not meet): its items are unique.
+func (r *run) distinctPositions(s view, hi, n int) bool {
+	if hi < 0 || hi > n || hi > maxFiniteValues {
+		return false
+	}
+	var seen []any
+	for i := range hi {
+		vals, ok := r.directValues(r.srcItem(s, i))
+		if !ok || len(seen)*len(vals) > maxFiniteValues*maxFiniteValues {
+			return false
+		}
+		for _, v := range vals {
+			if slices.ContainsFunc(seen, func(w any) bool { return jsonEqual(v, w) }) {
+				return false
+			}
+		}
+		seen = append(seen, vals...)
+	}
+	return true
 }

@@ -45,3 +45,13 @@ func TestArrays(t *testing.T) {
 			want: []string{"incompatible enum_mismatch  /contains: source may be a value that target refuses (const) [witness [\"\"] rejected at /contains/const]"}},
 	})
 }
+
+func TestTuplePositions(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "a present position that matches contains", src: `{"type":"array","prefixItems":[{"type":"integer"}],"items":{"type":"string"},"minItems":1}`,
+			tgt: `{"type":"array","contains":{"type":"integer"}}`},
+		{name: "distinct constants are unique", src: `{"type":"array","prefixItems":[{"const":"a"},{"const":"b"}],"items":false}`, tgt: `{"type":"array","uniqueItems":true}`},
+		{name: "1 and 1.0 are the same item", src: `{"type":"array","prefixItems":[{"const":1},{"const":1.0}],"items":false}`, tgt: `{"type":"array","uniqueItems":true}`,
+			want: []string{"incompatible unique_items  /uniqueItems: source may repeat items but target requires unique items [witness [1,1.0] rejected at /uniqueItems]"}},
+	})
+}
