@@ -1,6 +1,8 @@
 package compat
 
 import (
+	"slices"
+
 	"github.com/typeward/typeward/internal/verdict"
 )
 
@@ -159,6 +161,18 @@ func (r *run) ifThenElse(s view, t node, p path) []finding {
 	}
 	if r.disjoint(s, cond, 0) {
 		return fsElse
+	}
+	// A condition of required names alone is the source with those names
+	// required (objects only; other values meet it vacuously): then must
+	// take that, and else the whole source (it does, checked above).
+	if names := stringList(cond.m["required"]); len(names) > 0 && r.onlyKeywordsIn(cond, map[string]bool{"required": true}, r.tgtD7) &&
+		cond.m["type"] == nil && len(fsElse) == 0 {
+		if !hasThen {
+			return nil
+		}
+		with := s
+		with.req = append(slices.Clip(s.req), names...)
+		return r.sub(with, then, p) // exact: an instance of with meets the condition
 	}
 	return r.cannotProve(r.srcPtr(s), cond.ptr, p, "if", "the source may or may not meet the condition")
 }

@@ -52,3 +52,14 @@ func TestCombinators(t *testing.T) {
 			tgt: `{"type":"integer","minimum":0,"maximum":10}`},
 	})
 }
+
+// A target condition of required names alone: the source with the names
+// required must fit then, the whole source else.
+func TestRequiredCondition(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "dependentRequired as the condition", src: `{"type":"object","dependentRequired":{"a":["b"]}}`, tgt: `{"if":{"required":["a"]},"then":{"required":["b"]}}`},
+		{name: "dependentSchemas as the condition", src: `{"type":"object","dependentSchemas":{"a":{"required":["b"]}}}`, tgt: `{"if":{"required":["a"]},"then":{"required":["b"]}}`},
+		{name: "non-objects meet the condition", src: `{"type":["object","string"],"required":["a"]}`, tgt: `{"if":{"required":["a"]},"then":{"type":"object"}}`,
+			want: []string{`incompatible type_mismatch /type /then/type: source may be string but target expects object [witness "" rejected at /then/type]`}},
+	})
+}
