@@ -61,6 +61,17 @@ func (c *Checker) confirm(src, tgt Node, fs []finding) (verdict.Verdict, []findi
 					}
 				}
 			}
+			// The instance lacks a container on the way (a bare one
+			// misses the members the source requires of it): put the
+			// value into an instance in which the value's container is
+			// there.
+			if base, ok := c.instanceAt(src, f.steps[:len(f.steps)-1]); ok {
+				if v, ok := graft(base, f.steps, w.value); ok {
+					if f.proof = tryWitness(src, tgt, v, tried); f.proof != nil {
+						break
+					}
+				}
+			}
 		}
 		if f.proof == nil {
 			continue

@@ -48,3 +48,28 @@ func TestClaimsConfirmedWithoutSearch(t *testing.T) {
 		})
 	}
 }
+
+// TestGraftIntoAContainerTheSourceAccepts: a candidate deep below the root
+// whose container the source's plain instance lacks is put into an
+// instance that has the container, with the members the source requires
+// of it; a bare container (here an element holding only a, without the y
+// a requires) is no source's. This pair was Unknown before: the lifted and
+// the grafted candidates were rejected by the source and the search found
+// nothing.
+func TestGraftIntoAContainerTheSourceAccepts(t *testing.T) {
+	const (
+		a = `{"type":"object","properties":{"x":{"type":"integer"},"y":{"type":"string","pattern":"^q[0-9]{3}z$"}},"required":["y"]}`
+		b = `{"type":"object","properties":{"k":{"type":"string","pattern":"^r[0-9]{2}$"}},"required":["k"]}`
+	)
+	src := `{"type":"object","properties":{"list":{"type":"array","items":{"type":"object","properties":{"b":` + b + `,"a":` + a + `},
+		"oneOf":[{"required":["b"]},{"required":["a"]}]}}}}`
+	tgt := `{"properties":{"list":{"items":{"properties":{"a":{"properties":{"x":{"type":"string"}}}}}}}}`
+	runRuleCases(t, []ruleCase{{name: "an element's member's member", src: src, tgt: tgt, want: []string{
+		"incompatible type_mismatch /properties/list/items/properties/a/properties/x/type /properties/list/items/properties/a/properties/x/type: " +
+			"source.list[].a.x is integer but target.list[].a.x expects string " +
+			`[witness {"list":[{"a":{"x":0,"y":"q000z"}}]} rejected at /properties/list/items/properties/a/properties/x/type]`}}})
+	r := NewChecker().Check(Node{mustParse(t, src), ""}, Node{mustParse(t, tgt), ""}, Options{})
+	for _, is := range r.Issues {
+		assertWitness(t, Node{mustParse(t, src), ""}, Node{mustParse(t, tgt), ""}, is)
+	}
+}

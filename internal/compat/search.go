@@ -44,3 +44,35 @@ func (c *Checker) instance(src Node) (any, bool) {
 	v, _, ok := c.search(src, Node{nothing, ""})
 	return v, ok
 }
+
+// instanceAt is some value src accepts in which steps lead to a value: each
+// container on the way is there, with what the source requires of it. It
+// is the search's answer against a schema that nothing is there. No steps:
+// none (that is instance).
+func (c *Checker) instanceAt(src Node, steps []step) (any, bool) {
+	if c.search == nil || len(steps) == 0 {
+		return nil, false
+	}
+	var none any = false
+	for i := len(steps) - 1; i >= 0; i-- {
+		switch st := steps[i]; st.kind {
+		case stepProp:
+			none = map[string]any{"properties": map[string]any{st.prop: none}}
+		case stepItems:
+			none = map[string]any{"items": none}
+		case stepIndex:
+			prefix := make([]any, st.index+1)
+			for j := range st.index {
+				prefix[j] = true
+			}
+			prefix[st.index] = none
+			none = map[string]any{"prefixItems": prefix}
+		}
+	}
+	doc, err := schema.FromValue(none)
+	if err != nil {
+		return nil, false
+	}
+	v, _, ok := c.search(src, Node{doc, ""})
+	return v, ok
+}
