@@ -106,15 +106,16 @@ func numbersCovered(s view, ranges, holes []view, exclusive bool) bool {
 		}
 		return out
 	}
-	return spansCover(span{slo, shi}, toSpans(ranges), toSpans(holes), s.types&KindFraction == 0, exclusive)
+	return spansCover(span{slo, shi}, toSpans(ranges), toSpans(holes), s.types&KindFraction == 0, s.types == KindFraction, exclusive)
 }
 
 // spansCover sweeps src from its lower end, each step taking the span that
 // starts at or before the point reached and ends furthest. Integral spans
 // have their bounds rounded inward, so the point after an upper bound u is
-// u+1. exclusive also requires the spans to be pairwise apart; holes (where
-// the source has no value) count as covered, apart or not.
-func spansCover(src span, spans, holes []span, integral, exclusive bool) bool {
+// u+1. Fractions alone need no integer point covered. exclusive also
+// requires the spans to be pairwise apart; holes (where the source has no
+// value) count as covered, apart or not.
+func spansCover(src span, spans, holes []span, integral, fractions, exclusive bool) bool {
 	if exclusive {
 		for i := range spans {
 			for j := range i {
@@ -127,6 +128,9 @@ func spansCover(src span, spans, holes []span, integral, exclusive bool) bool {
 	spans = append(slices.Clip(spans), holes...)
 	cur := src.lo // the first point not yet covered; excl: cur itself is covered
 	for range len(spans) {
+		if fractions && cur.v != nil && cur.v.IsInt() {
+			cur.excl = true // the point itself is no fraction
+		}
 		best := -1
 		for i, sp := range spans {
 			if startsBy(sp.lo, cur) && (best < 0 || reachesFurther(sp.hi, spans[best].hi)) {
@@ -142,7 +146,7 @@ func spansCover(src span, spans, holes []span, integral, exclusive bool) bool {
 		}
 		if src.hi.v != nil {
 			c := hi.v.Cmp(src.hi.v)
-			if c > 0 || (c == 0 && (!hi.excl || src.hi.excl)) {
+			if c > 0 || (c == 0 && (!hi.excl || src.hi.excl || (fractions && hi.v.IsInt()))) {
 				return true
 			}
 		}
@@ -203,5 +207,5 @@ func countsCovered(s view, ranges, holes []view, minKw, maxKw string, exclusive 
 		}
 		return out
 	}
-	return spansCover(toSpan(s), toSpans(ranges), toSpans(holes), true, exclusive)
+	return spansCover(toSpan(s), toSpans(ranges), toSpans(holes), true, false, exclusive)
 }

@@ -425,8 +425,10 @@ func nameSet(pn node) ([]string, bool) {
 		return nil, !b
 	}
 	if c, ok := pn.m["const"]; ok {
-		cs, isStr := c.(string)
-		return []string{cs}, isStr
+		if cs, isStr := c.(string); isStr {
+			return []string{cs}, true
+		}
+		return nil, true // names are strings: no name is allowed
 	}
 	if e, ok := pn.m["enum"].([]any); ok {
 		var out []string

@@ -137,3 +137,9 @@ func TestNoUndeclaredNames(t *testing.T) {
 			tgt: `{"type":"object","propertyNames":{"pattern":"^a"}}`},
 	})
 }
+
+func TestNonStringPropertyNames(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "a non-string const name allows no property", src: `{"type":"object","propertyNames":{"const":1}}`, tgt: `{"type":"object","maxProperties":0}`},
+	})
+}
