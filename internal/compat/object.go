@@ -5,6 +5,8 @@ import (
 	"maps"
 	"math/big"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/typeward/typeward/internal/schemaview"
 	"github.com/typeward/typeward/internal/verdict"
@@ -261,10 +263,51 @@ func (r *run) propertyCounts(s view, t node, p path) []finding {
 			"%s may have fewer than %s properties, the minProperties of %s", srcMark, tmin, tgtMark))
 	}
 	if tmax, ok := intOf(t.m["maxProperties"]); ok && (hi == nil || hi.Cmp(tmax) > 0) {
-		out = append(out, r.report(verdict.CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), t.ptr+"/maxProperties", p,
-			"%s may have more than %s properties, the maxProperties of %s", srcMark, tmax, tgtMark))
+		out = append(out, with([]finding{r.report(verdict.CodeSizeMismatch, orPtr(hiPtr, r.srcPtr(s)), t.ptr+"/maxProperties", p,
+			"%s may have more than %s properties, the maxProperties of %s", srcMark, tmax, tgtMark)}, r.biggerObject(s, tmax)...)...)
 	}
 	return out
+}
+
+// biggerObject is a candidate with more than n properties: the source's
+// declared names, then names its patterns match, then others, each with a
+// value the source states for it (null when it states none).
+func (r *run) biggerObject(s view, n *big.Int) []any {
+	if !n.IsInt64() || n.Int64() >= 32 {
+		return nil
+	}
+	want := int(n.Int64()) + 1
+	obj := map[string]any{}
+	first := func(v view) any {
+		if vals, ok := r.directValues(v); ok && len(vals) > 0 {
+			return vals[0]
+		}
+		return nil
+	}
+	for _, name := range r.srcNames(s) {
+		if len(obj) < want {
+			pv, _ := r.srcProp(s, name)
+			obj[name] = first(pv)
+		}
+	}
+	for _, sp := range r.srcPatterns(s) {
+		l, ok := prefixPattern(sp.pattern)
+		if !ok {
+			continue
+		}
+		for i := 0; len(obj) < want && i < want; i++ {
+			name := l + strings.Repeat("z", i)
+			if _, taken := obj[name]; !taken {
+				obj[name] = first(viewOf(sp.n))
+			}
+		}
+	}
+	for i := 0; len(obj) < want; i++ {
+		if name := "x" + strconv.Itoa(i); obj[name] == nil {
+			obj[name] = nil
+		}
+	}
+	return []any{obj}
 }
 
 // srcPropertyCounts bounds the source's number of properties: at least its

@@ -143,3 +143,11 @@ func TestNonStringPropertyNames(t *testing.T) {
 		{name: "a non-string const name allows no property", src: `{"type":"object","propertyNames":{"const":1}}`, tgt: `{"type":"object","maxProperties":0}`},
 	})
 }
+
+func TestBiggerObjectCandidate(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "pattern names make a closed object large", src: `{"type":"object","patternProperties":{"^a":{"const":1}},"properties":{"a":{"const":1}},"additionalProperties":false}`,
+			tgt:  `{"type":"object","maxProperties":1}`,
+			want: []string{`incompatible size_mismatch  /maxProperties: source may have more than 1 properties, the maxProperties of target [witness {"a":1,"az":1} rejected at /maxProperties]`}},
+	})
+}
