@@ -63,7 +63,9 @@ func TestServeEmbeddedAndGracefulStop(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	exited := make(chan int, 1)
 	go func() {
-		exited <- m.Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--registry", "../../examples/registry.json"})
+		// Both listeners on free ports: the default metrics port may be
+		// taken by another typeward on this machine.
+		exited <- m.Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--registry", "../../examples/registry.json"})
 	}()
 
 	var addr string
