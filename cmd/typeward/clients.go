@@ -236,31 +236,15 @@ func (c *clientsCommand) update(ctx context.Context, store clients.Store) error 
 	return nil
 }
 
-// clientLine is a client as `clients list --output json` shows it: the
-// admin API's field names, never the secret hash.
-type clientLine struct {
-	ClientID                string    `json:"client_id"`
-	ClientName              string    `json:"client_name"`
-	TokenEndpointAuthMethod string    `json:"token_endpoint_auth_method"`
-	AllowedTools            []string  `json:"allowed_tools"`
-	AllowedAudiences        []string  `json:"allowed_audiences"`
-	AllowedScopes           []string  `json:"allowed_scopes"`
-	Approval                string    `json:"approval"`
-	Validation              string    `json:"validation"`
-	Disabled                bool      `json:"disabled"`
-	CreatedAt               time.Time `json:"created_at"`
-}
-
 func (c *clientsCommand) list(ctx context.Context, store clients.Store) error {
 	all, err := store.List(ctx)
 	if err != nil {
 		return err
 	}
 	if c.output == "json" {
-		lines := make([]clientLine, len(all))
+		lines := make([]clients.View, len(all))
 		for i, cl := range all {
-			lines[i] = clientLine{cl.ID, cl.Name, string(cl.TokenEndpointAuthMethod),
-				nonNil(cl.AllowedTools), nonNil(cl.AllowedAudiences), nonNil(cl.AllowedScopes), string(cl.Approval), string(cl.Validation), cl.Disabled, cl.CreatedAt}
+			lines[i] = clients.ViewOf(cl)
 		}
 		return writeIndentedJSON(c.m.Stdout, lines)
 	}
@@ -305,13 +289,6 @@ func writeIndentedJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 func dashIfEmpty(s []string) string {

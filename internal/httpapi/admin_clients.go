@@ -1,44 +1,10 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
-	"time"
 
 	"github.com/typeward/typeward/internal/clients"
 )
-
-// clientJSON is a client as the admin API shows it: never its secret or
-// the secret's hash.
-type clientJSON struct {
-	ClientID                string          `json:"client_id"`
-	ClientSecret            string          `json:"client_secret,omitempty"` // on creation only
-	ClientIDIssuedAt        int64           `json:"client_id_issued_at"`
-	ClientName              string          `json:"client_name"`
-	TokenEndpointAuthMethod string          `json:"token_endpoint_auth_method"`
-	JWKS                    json.RawMessage `json:"jwks,omitempty"`
-	AllowedTools            []string        `json:"allowed_tools"`
-	AllowedAudiences        []string        `json:"allowed_audiences"`
-	AllowedScopes           []string        `json:"allowed_scopes"`
-	Approval                string          `json:"approval"`
-	Validation              string          `json:"validation"`
-	Disabled                bool            `json:"disabled"`
-	CreatedAt               time.Time       `json:"created_at"`
-}
-
-func clientOf(c *clients.Client) clientJSON {
-	orEmpty := func(s []string) []string {
-		if s == nil {
-			return []string{}
-		}
-		return s
-	}
-	return clientJSON{ClientID: c.ID, ClientIDIssuedAt: c.CreatedAt.Unix(), ClientName: c.Name,
-		TokenEndpointAuthMethod: string(c.TokenEndpointAuthMethod), JWKS: c.JWKS,
-		AllowedTools: orEmpty(c.AllowedTools), AllowedAudiences: orEmpty(c.AllowedAudiences),
-		AllowedScopes: orEmpty(c.AllowedScopes), Approval: string(c.Approval.OrNever()),
-		Validation: string(c.Validation.OrLenient()), Disabled: c.Disabled, CreatedAt: c.CreatedAt}
-}
 
 // createClient registers a client from RFC 7591-style metadata and answers
 // 201 with its id and, this once, its secret.
@@ -54,7 +20,7 @@ func (a *Admin) createClient(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	out := clientOf(c)
+	out := clients.ViewOf(c)
 	out.ClientSecret = secret
 	w.Header().Set("Cache-Control", "no-store") // the secret must not be cached anywhere
 	w.Header().Set("Location", r.URL.Path+"/"+c.ID)
@@ -67,9 +33,9 @@ func (a *Admin) listClients(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	out := make([]clientJSON, len(list))
+	out := make([]clients.View, len(list))
 	for i, c := range list {
-		out[i] = clientOf(c)
+		out[i] = clients.ViewOf(c)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"clients": out})
 }
@@ -80,7 +46,7 @@ func (a *Admin) getClient(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, clientOf(c))
+	writeJSON(w, http.StatusOK, clients.ViewOf(c))
 }
 
 // updateClient applies a JSON merge patch of the client's policy fields.
@@ -95,7 +61,7 @@ func (a *Admin) updateClient(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, clientOf(c))
+	writeJSON(w, http.StatusOK, clients.ViewOf(c))
 }
 
 // disableClient stops a client from authenticating; the tokens it holds
@@ -111,5 +77,5 @@ func (a *Admin) disableClient(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, clientOf(c))
+	writeJSON(w, http.StatusOK, clients.ViewOf(c))
 }
