@@ -86,7 +86,7 @@ func (r *run) pruneKinds(s view) view {
 func (r *run) emptyNumberKinds(s view) Kinds {
 	all := s
 	all.types |= KindFraction // the unrounded interval
-	lo, hi := numberBounds(all)
+	lo, hi := r.numberBounds(all)
 	if lo.v != nil && hi.v != nil {
 		if c := lo.v.Cmp(hi.v); c > 0 || (c == 0 && (lo.excl || hi.excl)) {
 			return KindNumber
@@ -95,7 +95,7 @@ func (r *run) emptyNumberKinds(s view) Kinds {
 	var gone Kinds
 	ints := s
 	ints.types = KindInteger
-	if ilo, ihi := numberBounds(ints); ilo.v != nil && ihi.v != nil && ilo.v.Cmp(ihi.v) > 0 {
+	if ilo, ihi := r.numberBounds(ints); ilo.v != nil && ihi.v != nil && ilo.v.Cmp(ihi.v) > 0 {
 		gone |= KindInteger
 	}
 	if lo.v != nil && hi.v != nil && lo.v.Cmp(hi.v) == 0 {

@@ -21,13 +21,60 @@ type bound struct {
 // conjuncts. When the source's numbers are integers only, the bounds are
 // rounded inward to integers (x > 0 becomes x ≥ 1).
 func numberBounds(s view) (lo, hi bound) {
+	return tightest(s, func(n node) nodeBounds { return nodeBounds{lowerBounds(n), upperBounds(n)} })
+}
+
+// numberBounds is numberBounds with each conjunct's bounds parsed once per
+// Check: a hostile conjunction meets the same conjuncts at every step.
+// The values are copies, so a caller may change them.
+func (r *run) numberBounds(s view) (lo, hi bound) {
+	if r.caches == nil {
+		return numberBounds(s)
+	}
+	lo, hi = tightest(s, r.boundsOf)
+	if lo.v != nil {
+		lo.v = new(big.Rat).Set(lo.v)
+	}
+	if hi.v != nil {
+		hi.v = new(big.Rat).Set(hi.v)
+	}
+	return lo, hi
+}
+
+// nodeBounds are one node's parsed bounds.
+type nodeBounds struct{ lower, upper []bound }
+
+// maxCachedBounds bounds the nodes whose bounds one Check remembers.
+const maxCachedBounds = 4096
+
+// boundsOf is n's bounds, remembered within the Check; never handed out,
+// so never changed. A synthetic node is keyed apart from its pointer.
+func (r *run) boundsOf(n node) nodeBounds {
+	key := n.ptr
+	if n.synthetic {
+		key += "\x00synthetic"
+	}
+	if b, ok := r.caches.bounds[key]; ok {
+		return b
+	}
+	b := nodeBounds{lowerBounds(n), upperBounds(n)}
+	if len(r.caches.bounds) < maxCachedBounds {
+		r.caches.bounds[key] = b
+	}
+	return b
+}
+
+// tightest is the source interval from each conjunct's bounds, rounded
+// inward to integers when the source's numbers are integers only.
+func tightest(s view, of func(node) nodeBounds) (lo, hi bound) {
 	for _, n := range s.conj {
-		for _, b := range lowerBounds(n) {
+		nb := of(n)
+		for _, b := range nb.lower {
 			if lo.v == nil || b.v.Cmp(lo.v) > 0 || (b.v.Cmp(lo.v) == 0 && b.excl) {
 				lo = b
 			}
 		}
-		for _, b := range upperBounds(n) {
+		for _, b := range nb.upper {
 			if hi.v == nil || b.v.Cmp(hi.v) < 0 || (b.v.Cmp(hi.v) == 0 && b.excl) {
 				hi = b
 			}
@@ -78,7 +125,7 @@ func bounds(n node, incl, excl string) []bound {
 // and step.
 func (r *run) number(s view, t node, p path) []finding {
 	var out []finding
-	lo, hi := numberBounds(s)
+	lo, hi := r.numberBounds(s)
 	for _, b := range lowerBounds(t) {
 		if lo.v != nil && (lo.v.Cmp(b.v) > 0 || (lo.v.Cmp(b.v) == 0 && (!b.excl || lo.excl))) {
 			continue

@@ -40,6 +40,7 @@ type run struct {
 // nested runs of asSource (same source document).
 type runCaches struct {
 	pruned      map[string]Kinds
+	bounds      map[string]nodeBounds // see run.numberBounds
 	contradicts map[string]bool
 	universal   map[universalKey]bool
 	loops       *loopGraph // the source's in-place cycles, found on first use
@@ -48,7 +49,7 @@ type runCaches struct {
 type universalKey struct{ digest, ptr string }
 
 func newRunCaches() *runCaches {
-	return &runCaches{pruned: map[string]Kinds{}, contradicts: map[string]bool{}, universal: map[universalKey]bool{}}
+	return &runCaches{pruned: map[string]Kinds{}, bounds: map[string]nodeBounds{}, contradicts: map[string]bool{}, universal: map[universalKey]bool{}}
 }
 
 // acceptsAll is the universality law for a node of either document,

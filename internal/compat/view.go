@@ -154,10 +154,18 @@ func (r *run) normalize(s view) (out view, empty bool) {
 			out.conj = append(out.conj, n)
 		}
 		// A dependentSchemas entry whose trigger is required always applies.
-		req := r.srcRequired(out)
+		// The required names are computed only for a source that has such
+		// entries: a hostile conjunction normalizes at every step.
+		var req map[string]bool
 		for _, n := range out.conj {
 			for _, kw := range r.srcDependentSchemaKeywords() {
 				deps, _ := n.m[kw].(map[string]any)
+				if len(deps) == 0 {
+					continue
+				}
+				if req == nil {
+					req = r.srcRequired(out)
+				}
 				for _, key := range slices.Sorted(maps.Keys(deps)) {
 					if !req[key] {
 						continue
