@@ -4,11 +4,11 @@ BIN     := bin/typeward
 PKGS    := ./...
 FUZZTIME ?= 30s
 # Fuzzed briefly by `make test`: the composition parser, the schema loader,
-# the checker, the witness search, authorization_details through the real
+# the checker, the checker's pattern inclusion, the witness search, authorization_details through the real
 # token endpoint, RFC 8785 canonicalisation, the request reader of verify and
 # the router's reading of upstream answers.
 FUZZ_BRIEF := ./internal/composition:FuzzParse ./internal/schema:FuzzParse \
-	./internal/compat:FuzzCheck ./internal/witness:FuzzSearch \
+	./internal/compat:FuzzCheck ./internal/compat:FuzzPatternIncluded ./internal/witness:FuzzSearch \
 	./internal/server:FuzzTokenAuthorizationDetails ./internal/jcs:FuzzCanonicalize ./verify:FuzzToolName \
 	./internal/route:FuzzExchangeRewrite
 FUZZ_BRIEF_TIME ?= 5s
