@@ -24,11 +24,11 @@ var commands = []struct {
 	new           func(*Main) subcommand
 }{
 	{"validate", "type-check a composition against a tools file", newValidateCommand},
-	{"serve", "run the authorization server (embedded in-memory default without DATABASE_URL)", newServeCommand},
+	{"serve", "run the authorization server (embedded in-memory default without DATABASE_URL; --migrate migrates at start)", newServeCommand},
 	{"route", "run the MCP router that enforces composition tokens in front of one MCP server", newRouteCommand},
 	{"healthcheck", "exit 0 when a typeward answers 200 on its health URL (the container HEALTHCHECK)", newHealthcheckCommand},
-	{"clients", "create, list or disable OAuth clients in the database (DATABASE_URL)", newClientsCommand},
-	{"users", "add a console user (approver or operator) in the database (DATABASE_URL)", newUsersCommand},
+	{"clients", "create, list, update (--approval, --validation) or disable OAuth clients in the database (DATABASE_URL)", newClientsCommand},
+	{"users", "add a console user: users add NAME --role approver|operator (DATABASE_URL)", newUsersCommand},
 	{"tools", "check a tools/list for drift against the approved one; fetch or import tools/lists", newToolsCommand},
 	{"migrate", "apply pending database migrations (DATABASE_URL)", newMigrateCommand},
 	{"keys", "rotate or list the token signing keys in the database (DATABASE_URL)", newKeysCommand},
@@ -126,7 +126,7 @@ func (m *Main) exitCode(command string, err error) int {
 func (m *Main) usage() {
 	fmt.Fprintln(m.Stderr, "usage: typeward <command> [flags] [arguments]\n\ncommands:")
 	for _, c := range commands {
-		fmt.Fprintf(m.Stderr, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(m.Stderr, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(m.Stderr, "\nRun typeward <command> -h for a command's flags.")
 }

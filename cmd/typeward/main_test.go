@@ -115,3 +115,22 @@ func TestHelp(t *testing.T) {
 		t.Errorf("validate -h: exit %d, %q", code, stderr)
 	}
 }
+
+// TestReadmeUsage: the README's Usage block is what `typeward help` prints,
+// so a command or a summary cannot change without the README.
+func TestReadmeUsage(t *testing.T) {
+	_, _, stderr := run("help")
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Usage\n")
+	_, rest, opened := strings.Cut(section, "\n```\n")
+	block, _, closed := strings.Cut(rest, "```\n")
+	if !ok || !opened || !closed {
+		t.Fatal("README.md has no ## Usage code block")
+	}
+	if block != stderr {
+		t.Errorf("README.md's Usage block differs from typeward help:\nREADME:\n%s\ntypeward help:\n%s", block, stderr)
+	}
+}

@@ -28,15 +28,18 @@ func (c *serveCommand) ParseFlags(args []string) error {
 }
 
 func (c *serveCommand) Run(ctx context.Context) error {
-	srv, err := server.New(ctx, c.cfg, jsonLogger(c.m.Stderr, c.cfg.LogLevel))
-	if err != nil {
-		return err
-	}
-	c.srv = srv
+	// Listen first: with port 0 the issuer takes the port the listener got.
 	ln, err := net.Listen("tcp", c.cfg.Addr)
 	if err != nil {
 		return err
 	}
+	c.cfg.Listening(ln.Addr())
+	srv, err := server.New(ctx, c.cfg, jsonLogger(c.m.Stderr, c.cfg.LogLevel))
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	c.srv = srv
 	srv.PrintEmbeddedCredentials(c.m.Stderr)
 	return srv.Serve(ctx, ln)
 }

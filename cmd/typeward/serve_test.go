@@ -68,12 +68,12 @@ func TestServeEmbeddedAndGracefulStop(t *testing.T) {
 		exited <- m.Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--registry", "../../examples/registry.json"})
 	}()
 
-	var addr string
+	var addr, issuer string
 	for deadline := time.Now().Add(10 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		for _, line := range strings.Split(stderr.String(), "\n") {
-			var entry struct{ Msg, Addr string }
+			var entry struct{ Msg, Addr, Issuer string }
 			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "typeward serving" {
-				addr = entry.Addr
+				addr, issuer = entry.Addr, entry.Issuer
 			}
 		}
 	}
@@ -91,6 +91,20 @@ func TestServeEmbeddedAndGracefulStop(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("/readyz: %d", resp.StatusCode)
+	}
+	// Port 0 picks a free port, and the derived issuer names that port.
+	if issuer != "http://"+addr || !strings.Contains(stderr.String(), "console approver at "+issuer+"/console") {
+		t.Errorf("issuer %q for a server at %s:\n%s", issuer, addr, stderr.String())
+	}
+	resp, err = http.Get("http://" + addr + "/.well-known/oauth-authorization-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct{ Issuer string }
+	err = json.NewDecoder(resp.Body).Decode(&meta)
+	resp.Body.Close()
+	if err != nil || meta.Issuer != issuer {
+		t.Errorf("metadata issuer %q (%v), want %q", meta.Issuer, err, issuer)
 	}
 	cancel()
 	select {

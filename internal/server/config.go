@@ -148,6 +148,10 @@ type Config struct {
 	ShutdownTimeout                time.Duration
 	// CIBAMinExpiry is the shortest requested_expiry accepted.
 	CIBAMinExpiry time.Duration
+
+	// issuerFromAddr: Issuer was derived from Addr (no --issuer), so
+	// Listening may give it the port a port-0 listener got.
+	issuerFromAddr bool
 }
 
 // FailureLimit is a bucket of failed client authentications: Burst at
@@ -247,7 +251,7 @@ func (c *Config) validate() []error {
 	}
 	c.Issuer = strings.TrimSuffix(c.Issuer, "/")
 	if c.Issuer == "" {
-		c.Issuer = "http://" + c.Addr
+		c.Issuer, c.issuerFromAddr = "http://"+c.Addr, true
 	}
 	if u, err := url.Parse(c.Issuer); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" ||
 		u.RawQuery != "" || u.Fragment != "" {
@@ -378,4 +382,18 @@ func parsePrefixes(s string) ([]netip.Prefix, error) {
 		out = append(out, p.Masked())
 	}
 	return out, nil
+}
+
+// Listening tells the configuration where the listener is: an issuer
+// derived from --addr with port 0 would otherwise name port 0 in every
+// token's iss and in the metadata. An explicit --issuer is kept as given.
+func (c *Config) Listening(addr net.Addr) {
+	host, port, err := net.SplitHostPort(c.Addr)
+	if !c.issuerFromAddr || err != nil || port != "0" {
+		return
+	}
+	if _, got, err := net.SplitHostPort(addr.String()); err == nil {
+		c.Addr = net.JoinHostPort(host, got)
+		c.Issuer = "http://" + c.Addr
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"reflect"
@@ -217,7 +218,7 @@ func TestEnvExampleDocumentsEverySetting(t *testing.T) {
 	}
 	b := newBinder("x")
 	(&Config{}).bind(b)
-	names := []string{EnvKEK, EnvPepper, EnvAdminClientID, EnvAdminClientSecret}
+	names := []string{EnvKEK, EnvPepper, EnvAdminClientID, EnvAdminClientSecret, EnvConsoleUser, EnvConsolePassword}
 	for _, f := range b.fields {
 		names = append(names, f.env)
 	}
@@ -254,5 +255,30 @@ func TestParseKeysConfig(t *testing.T) {
 	if _, err := ParseKeysConfig("list", []string{"-h"}, env(nil), &help); !errors.Is(err, flag.ErrHelp) ||
 		!strings.Contains(help.String(), "--database-url URL") || strings.Contains(help.String(), "--emergency") {
 		t.Errorf("list help (%v):\n%s", err, help.String())
+	}
+}
+
+// TestListeningFixesADerivedPortZeroIssuer: --addr with port 0 gets an
+// issuer with the listener's port; an explicit issuer or port stays.
+func TestListeningFixesADerivedPortZeroIssuer(t *testing.T) {
+	got := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 41234}
+	tests := []struct {
+		args       []string
+		wantIssuer string
+	}{
+		{[]string{"--addr", "127.0.0.1:0"}, "http://127.0.0.1:41234"},
+		{[]string{"--addr", ":0"}, "http://0.0.0.0:41234"},
+		{[]string{"--addr", "127.0.0.1:0", "--issuer", "https://auth.example.com"}, "https://auth.example.com"},
+		{[]string{"--addr", "127.0.0.1:8080"}, "http://127.0.0.1:8080"},
+	}
+	for _, tt := range tests {
+		c, err := ParseConfig(tt.args, env(nil), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Listening(got)
+		if c.Issuer != tt.wantIssuer {
+			t.Errorf("%v: issuer %q, want %q", tt.args, c.Issuer, tt.wantIssuer)
+		}
 	}
 }
