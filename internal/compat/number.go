@@ -64,18 +64,31 @@ func (r *run) boundsOf(n node) nodeBounds {
 	return b
 }
 
+// cmpRat is a.Cmp(b), without the cross multiplication when both are
+// integers (the common bounds).
+func cmpRat(a, b *big.Rat) int {
+	if a.IsInt() && b.IsInt() {
+		return a.Num().Cmp(b.Num())
+	}
+	return a.Cmp(b)
+}
+
 // tightest is the source interval from each conjunct's bounds, rounded
 // inward to integers when the source's numbers are integers only.
 func tightest(s view, of func(node) nodeBounds) (lo, hi bound) {
 	for _, n := range s.conj {
 		nb := of(n)
 		for _, b := range nb.lower {
-			if lo.v == nil || b.v.Cmp(lo.v) > 0 || (b.v.Cmp(lo.v) == 0 && b.excl) {
+			if lo.v == nil {
+				lo = b
+			} else if c := cmpRat(b.v, lo.v); c > 0 || (c == 0 && b.excl) {
 				lo = b
 			}
 		}
 		for _, b := range nb.upper {
-			if hi.v == nil || b.v.Cmp(hi.v) < 0 || (b.v.Cmp(hi.v) == 0 && b.excl) {
+			if hi.v == nil {
+				hi = b
+			} else if c := cmpRat(b.v, hi.v); c < 0 || (c == 0 && b.excl) {
 				hi = b
 			}
 		}
