@@ -57,9 +57,11 @@ type Place struct {
 }
 
 // Severity is the weight of an issue of the given code and verdict. An
-// issue without a verdict (a path or a value the composition validator
-// found missing or null, not a compatibility check) is judged by its code
-// alone, as the proven hazard it is.
+// issue without a verdict is a structural finding (a cycle, an unknown
+// tool, a bad path), never a compatibility claim: the composition
+// validator gives every such claim, path findings included, a verdict and
+// a witness (TestStrictRefusalsCarryWitnesses), so it is judged by its code
+// alone.
 func Severity(m Mode, code string, v verdict.Verdict, at Place) verdict.Severity {
 	if v == verdict.Unknown || code == verdict.CodeCannotProve {
 		return verdict.SeverityWarning
