@@ -273,7 +273,7 @@ func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.Resolv
 		if h == nil || !(target.required || h.inElement || undeclared) {
 			continue
 		}
-		msg := fmt.Sprintf("%s, but %s is required", h.reason, m.Target)
+		msg := fmt.Sprintf("%s in the source output, but the target input requires %s", h.reason, m.Target)
 		switch {
 		case undeclared:
 			msg = fmt.Sprintf("%s: there it may have any value, unchecked against %s", h.reason, m.Target)

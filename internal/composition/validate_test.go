@@ -353,3 +353,18 @@ func TestResultNamesToolsEdgesAndDigest(t *testing.T) {
 		t.Error("a different mapping kept the digest")
 	}
 }
+
+// TestMissingMessageNamesBothSides: a field of one name on both sides
+// read "maybe is not required, but maybe is required" before; the message
+// says which side is which.
+func TestMissingMessageNamesBothSides(t *testing.T) {
+	v := NewValidator(loadCatalog(t, "testdata/tools.json"), nil, compat.NewChecker())
+	res := validate(t, v, edge("strict", `{"maybe":"text","count":"id"}`, ""))
+	if len(res.Issues) != 1 {
+		t.Fatalf("issues %v, want one may_be_missing", res.Issues)
+	}
+	want := "maybe is not required in the source output, but the target input requires text"
+	if got := res.Issues[0].Message; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+}
