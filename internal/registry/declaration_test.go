@@ -58,7 +58,7 @@ func TestDeclareReportsEveryProblem(t *testing.T) {
 			[]wantProblem{{"t", "non_object_input_schema", "/type", `inputSchema has type ["string","null"]`}}},
 		{"remote ref in input, bad dialect in output", registry.Tool{Name: "t",
 			InputSchema:  json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"https://evil.example/s.json"}}}`),
-			OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-04/schema#"}`)},
+			OutputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-03/schema#"}`)},
 			[]wantProblem{
 				{"t", "invalid_input_schema", "/properties/a/$ref", "schema references a non-local $ref"},
 				{"t", "invalid_output_schema", "/$schema", "schema declares an unsupported dialect"},

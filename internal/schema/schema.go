@@ -20,6 +20,7 @@ type Dialect string
 const (
 	Draft2020 Dialect = "2020-12"
 	Draft7    Dialect = "draft-07"
+	Draft4    Dialect = "draft-04" // held as its draft-07 reading, see draft4.go
 )
 
 // resourceURL is where a document lives inside its private compiler. It has
@@ -28,10 +29,11 @@ const resourceURL = "urn:typeward:schema"
 
 // Schema is one loaded, bounded, compiled document.
 type Schema struct {
-	Root      any    // decoded document; numbers are json.Number
-	Canonical []byte // sorted keys, no whitespace
-	Digest    string // "sha256:…" of Canonical
-	Dialect   Dialect
+	Root      any     // decoded document (a draft-04 one: its draft-07 reading); numbers are json.Number
+	Canonical []byte  // sorted keys, no whitespace
+	Digest    string  // "sha256:…" of Canonical
+	Dialect   Dialect // the dialect Root is read in: Draft7 for a draft-04 document
+	Declared  Dialect // what $schema declares (Draft4 for a draft-04 document)
 
 	resources   []resource // [0] is the document; then every embedded $id
 	dynamicRefs bool       // some $dynamicRef or $recursiveRef
@@ -91,10 +93,16 @@ func load(doc any) (*Schema, error) {
 		Canonical: canon,
 		Digest:    Digest(canon),
 		Dialect:   dialect,
+		Declared:  dialect,
 		compiled:  map[string]*jsonschema.Schema{},
 	}
+	var draft4Targets map[string]bool
+	if dialect == Draft4 {
+		s.Root, draft4Targets = fromDraft4(doc)
+		s.Dialect = Draft7
+	}
 	rootBase, _ := url.Parse(resourceURL)
-	s.resources, err = collectResources(doc, "", rootBase, []resource{{ptr: "", base: rootBase}})
+	s.resources, err = collectResources(s.Root, "", rootBase, []resource{{ptr: "", base: rootBase}})
 	if err != nil {
 		return nil, err
 	}
@@ -102,10 +110,17 @@ func load(doc any) (*Schema, error) {
 	// Every local $ref must land somewhere: checked before compiling so the error
 	// names the reference, and so a registered schema always resolves.
 	for _, ref := range w.refs {
-		if ref.keyword != "$ref" && dialect == Draft7 {
-			continue // not a keyword in draft-07: the validator ignores it
+		if ref.keyword != "$ref" && s.Dialect == Draft7 {
+			continue // not a keyword in draft-07 (nor draft-04): the validator ignores it
 		}
-		if _, _, err := s.ResolveFrom(ref.at[:strings.LastIndexByte(ref.at, '/')], ref.ref); err != nil {
+		_, landed, err := s.ResolveFrom(ref.at[:strings.LastIndexByte(ref.at, '/')], ref.ref)
+		if err == nil && draft4Targets != nil {
+			err = checkDraft4Target(draft4Targets, ref.at, ref.ref, landed)
+		}
+		if err != nil {
+			if errors.Is(err, ErrInvalid) {
+				return nil, err
+			}
 			if errors.Is(err, ErrRemoteRef) {
 				return nil, &Error{Kind: ErrRemoteRef, Pointer: ref.at, Detail: fmt.Sprintf("%q: only references to this document (or a resource it embeds) are allowed", ref.ref)}
 			}
@@ -144,8 +159,10 @@ func dialectOf(doc any) (Dialect, error) {
 		return Draft2020, nil
 	case "json-schema.org/draft-07/schema":
 		return Draft7, nil
+	case "json-schema.org/draft-04/schema":
+		return Draft4, nil
 	}
-	return "", &Error{Kind: ErrDialect, Pointer: "/$schema", Detail: fmt.Sprintf("%q: typeward accepts JSON Schema 2020-12 (the default) and draft-07", uri)}
+	return "", &Error{Kind: ErrDialect, Pointer: "/$schema", Detail: fmt.Sprintf("%q: typeward accepts JSON Schema 2020-12 (the default), draft-07 and draft-04", uri)}
 }
 
 // Validate reports whether v is an instance of the whole document.

@@ -35,7 +35,7 @@ func TestParseRefusals(t *testing.T) {
 		{"two resources with one $id", `{"$defs":{"a":{"$id":"https://x/a"},"b":{"$id":"https://x/a"}}}`, ErrInvalid, "/$defs/b/$id", "two resources"},
 		{"dangling pointer ref", `{"$ref":"#/$defs/missing"}`, ErrRefUnresolved, "/$ref", "missing"},
 		{"dangling anchor ref", `{"$ref":"#nowhere"}`, ErrRefUnresolved, "/$ref", "#nowhere"},
-		{"draft 4", `{"$schema":"http://json-schema.org/draft-04/schema#"}`, ErrDialect, "/$schema", "draft-04"},
+		{"draft 3", `{"$schema":"http://json-schema.org/draft-03/schema#"}`, ErrDialect, "/$schema", "draft-03"},
 		{"unknown dialect", `{"$schema":"https://example.com/my-meta"}`, ErrDialect, "/$schema", "example.com"},
 		{"dialect not a string", `{"$schema":7}`, ErrDialect, "/$schema", ""},
 		{"bad type keyword", `{"type":"strnig"}`, ErrInvalid, "", "at '/type': value must be one of"},
