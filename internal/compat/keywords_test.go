@@ -101,3 +101,37 @@ func TestKeywordTableMatchesValidator(t *testing.T) {
 		}
 	}
 }
+
+// TestDraft4ReadsAsDraft07: the checker reads a draft-04 document as its
+// draft-07 translation (internal/schema/draft4.go), so the draft-07 column
+// is the draft-04 column too: every draft-04 keyword but id (read as $id)
+// is classified there, and every draft-07 keyword draft-04 lacks is
+// dropped from the reading, as the draft-04 validator ignores it.
+func TestDraft4ReadsAsDraft07(t *testing.T) {
+	d4 := metaschemaKeywords(t, "draft-04")
+	if len(d4) < 30 {
+		t.Fatalf("only %d keywords in the draft-04 metaschema", len(d4))
+	}
+	for _, kw := range slices.Sorted(maps.Keys(d4)) {
+		if kw != "id" && keywordClass(kw, true) == classUnknown {
+			t.Errorf("draft-04 keyword %q is not classified for draft-07", kw)
+		}
+	}
+	for _, kw := range slices.Sorted(maps.Keys(keywordTable)) {
+		if keywordClass(kw, true) == classUnknown || d4[kw] {
+			continue
+		}
+		doc := `{"$schema":"http://json-schema.org/draft-04/schema#","properties":{"p":{"` + kw + `":{"type":"string"},"type":"integer"}}}`
+		s, err := schema.Parse([]byte(doc))
+		if err != nil {
+			t.Errorf("%s: %v", doc, err)
+			continue
+		}
+		if _, kept := s.At("/properties/p/" + kw); kept {
+			t.Errorf("draft-07 keyword %q, not a draft-04 one, is kept in the draft-04 reading", kw)
+		}
+		if s.Validate(map[string]any{"p": "x"}) == nil {
+			t.Errorf("%s: the validator no longer applies type", doc)
+		}
+	}
+}
