@@ -153,6 +153,13 @@ var incompatible = []pair{
 	{name: "draft-07 dependencies pull a property in", family: "draft-07",
 		src: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"dependencies":{"a":["b"]}}`,
 		tgt: `{"type":"object","properties":{"b":{"type":"string"}}}`},
+	{name: "draft-04 exclusive bounds, the nearest admissible integer", family: "draft-04",
+		src: `{"$schema":"http://json-schema.org/draft-04/schema#","type":"integer","minimum":0,"exclusiveMinimum":true,"maximum":5,"exclusiveMaximum":true}`,
+		tgt: `{"type":"integer","minimum":2}`},
+	{name: "a draft-04 target excludes its maximum", family: "draft-04",
+		src: `{"type":"number","maximum":3}`, tgt: `{"$schema":"http://json-schema.org/draft-04/schema#","maximum":3,"exclusiveMaximum":true}`},
+	{name: "const means nothing in a draft-04 source", family: "draft-04",
+		src: `{"$schema":"http://json-schema.org/draft-04/schema#","type":"string","const":"a"}`, tgt: `{"const":"a"}`},
 	{name: "local $ref into $defs", family: "$ref",
 		src: `{"$defs":{"n":{"type":"integer","minimum":5}},"$ref":"#/$defs/n"}`, tgt: `{"maximum":5}`},
 	{name: "recursive $ref, the witness one level down", family: "$ref",
@@ -211,6 +218,8 @@ var compatible = []pair{
 	{name: "identical", src: `{"type":"object","properties":{"a":{"type":"integer","minimum":0}},"required":["a"]}`,
 		tgt: `{"type":"object","properties":{"a":{"type":"integer","minimum":0}},"required":["a"]}`},
 	{name: "integer into number", src: `{"type":"integer"}`, tgt: `{"type":"number"}`},
+	{name: "draft-04 exclusive minimum into minimum+1", src: `{"$schema":"http://json-schema.org/draft-04/schema#","type":"integer","minimum":0,"exclusiveMinimum":true}`,
+		tgt: `{"type":"integer","minimum":1}`},
 	{name: "enum into its type", src: `{"enum":["a","b"]}`, tgt: `{"type":"string","minLength":1}`},
 	{name: "contradictory source", src: `{"type":"integer","minimum":5,"maximum":1}`, tgt: `false`},
 	{name: "false source", src: `false`, tgt: `{"type":"null"}`},
@@ -273,7 +282,7 @@ func TestIncompatiblePairsHaveWitnesses(t *testing.T) {
 		})
 	}
 	for _, fam := range []string{"pattern", "format", "numeric bound neighbour", "multipleOf", "enum", "uniqueItems",
-		"required-only object", "extra property", "prefixItems", "draft-07", "$ref", "combinators", "nested"} {
+		"required-only object", "extra property", "prefixItems", "draft-07", "draft-04", "$ref", "combinators", "nested"} {
 		if !families[fam] {
 			t.Errorf("no witness found for family %q", fam)
 		}
