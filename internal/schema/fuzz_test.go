@@ -11,6 +11,7 @@ func FuzzParse(f *testing.F) {
 		`{}`, `true`, `{"type":["string","null"]}`, `{"$ref":"#"}`, `{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/a"}}}`,
 		`{"$schema":"http://json-schema.org/draft-07/schema#","items":[{}]}`, `{"properties":{"a":{"$ref":"http://x"}}}`,
 		`{"pattern":"[a-"}`, `{"enum":[1,"a",null,{"$ref":"x"}]}`, `[[[[`, `{"$defs":{"a":{"$anchor":"x"}},"$ref":"#x"}`, `{"multipleOf":1e-400}`, `{"minimum":1e400}`,
+		`{"$schema":"http://json-schema.org/draft-04/schema#","id":"http://x/y","definitions":{"a":{"id":"#a","minimum":1,"exclusiveMinimum":true}},"items":{"$ref":"#a"},"const":1}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -30,6 +31,13 @@ func FuzzParse(f *testing.F) {
 		}
 		if again.Digest != s.Digest || !bytes.Equal(again.Canonical, s.Canonical) {
 			t.Fatalf("canonical form is not a fixed point:\n%s\n%s", s.Canonical, again.Canonical)
+		}
+		// A draft-04 document's draft-07 reading loads on its own (projections
+		// re-load Root).
+		if s.Declared == Draft4 {
+			if _, err := FromValue(s.Root); err != nil {
+				t.Fatalf("the draft-07 reading does not load: %v\n%s", err, data)
+			}
 		}
 	})
 }
