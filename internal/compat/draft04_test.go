@@ -45,6 +45,11 @@ var draft04Cases = []ruleCase{
 		want: []string{"incompatible range_mismatch /definitions/n /minimum: source allows values < 5 but target requires ≥ 5 [witness 4 rejected at /minimum]"}},
 	{name: "id anchor with an exclusive bound", src: `{` + d4 + `"definitions":{"p":{"id":"#pos","type":"integer","minimum":0,"exclusiveMinimum":true}},"type":"array","items":{"$ref":"#pos"}}`,
 		tgt: `{"type":"array","items":{"type":"integer","minimum":1}}`},
+	{name: "embedded id resource: its # is its own", src: `{` + d4 + `"id":"http://x/root","definitions":{"b":{"id":"http://x/b","definitions":{"c":{"type":"integer","minimum":1,"exclusiveMinimum":true}},"properties":{"q":{"$ref":"#/definitions/c"}}}},"properties":{"p":{"$ref":"b"}}}`,
+		srcPtr: "/properties/p", tgt: `{"properties":{"q":{"minimum":2}}}`},
+	{name: "embedded id resource, too wide", src: `{` + d4 + `"id":"http://x/root","definitions":{"b":{"id":"http://x/b","definitions":{"c":{"type":"number","minimum":1,"exclusiveMinimum":true}},"properties":{"q":{"$ref":"#/definitions/c"}}}},"properties":{"p":{"$ref":"b"}}}`,
+		srcPtr: "/properties/p", tgt: `{"properties":{"q":{"minimum":2}}}`,
+		want: []string{`incompatible range_mismatch /definitions/b/definitions/c/exclusiveMinimum /properties/q/minimum: source.q allows values < 2 but target.q requires ≥ 2 [witness {"q":1.5} rejected at /properties/q/minimum]`}},
 	{name: "mixed: draft-04 object source, 2020-12 target with an exclusive bound", src: `{` + d4 + `"type":"object","required":["n"],"properties":{"n":{"type":"integer","minimum":1,"exclusiveMinimum":false}},"additionalProperties":false}`,
 		tgt: `{"type":"object","required":["n"],"properties":{"n":{"type":"integer","exclusiveMinimum":0}}}`},
 }
@@ -75,7 +80,7 @@ func TestDraft04WitnessesConfirmed(t *testing.T) {
 			checked++
 		}
 	}
-	if checked != 5 {
-		t.Errorf("%d witnesses checked, want the 5 refusals'", checked)
+	if checked != 6 {
+		t.Errorf("%d witnesses checked, want the 6 refusals'", checked)
 	}
 }

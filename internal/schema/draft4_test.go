@@ -63,6 +63,8 @@ func TestDraft4ReadingAcceptsWhatTheValidatorAccepts(t *testing.T) {
 		{`{` + d4 + `"const":1,"contains":{"type":"string"},"propertyNames":{"maxLength":1},"if":true,"then":false}`, []string{"2", "[1]", `{"long":1}`}, []bool{true, true, true}},
 		{`{` + d4 + `"definitions":{"n":{"type":"number"}},"properties":{"v":{"$ref":"#/definitions/n","minimum":5}}}`, []string{`{"v":1}`, `{"v":"x"}`}, []bool{true, false}},
 		{`{` + d4 + `"definitions":{"a":{"id":"#pos","minimum":0,"exclusiveMinimum":true}},"items":{"$ref":"#pos"}}`, []string{"[1]", "[0]"}, []bool{true, false}},
+		{`{` + d4 + `"id":"http://x/root","definitions":{"b":{"id":"http://x/b","definitions":{"c":{"minimum":1,"exclusiveMinimum":true}},"properties":{"q":{"$ref":"#/definitions/c"}}},"c":{"maximum":0}},"properties":{"p":{"$ref":"b"}}}`,
+			[]string{`{"p":{"q":1}}`, `{"p":{"q":1.5}}`}, []bool{false, true}},
 		{`{` + d4 + `"properties":{"a":{"format":"email"}}}`, []string{`{"a":"x@y.z"}`, `{"a":"nope"}`}, []bool{true, false}},
 	} {
 		s, err := Parse([]byte(c.doc))
