@@ -126,3 +126,32 @@ func TestDraft4ReadingIsACopy(t *testing.T) {
 		t.Errorf("fromDraft4 changed its input: %s", after)
 	}
 }
+
+// TestDraft4ValidatorIgnoresDroppedKeywords: each assertion the reading
+// drops rejects the instance under draft-07 and not under draft-04, so
+// dropping it is what the validator does.
+func TestDraft4ValidatorIgnoresDroppedKeywords(t *testing.T) {
+	for _, c := range []struct {
+		keywords string
+		instance any
+	}{
+		{`"const":1`, json.Number("2")},
+		{`"contains":{"type":"string"}`, []any{json.Number("1")}},
+		{`"propertyNames":{"maxLength":1}`, map[string]any{"ab": true}},
+		{`"if":{},"then":false`, "x"},
+		{`"if":false,"else":false`, "x"},
+	} {
+		for _, d := range []struct {
+			schema string
+			reject bool
+		}{{"http://json-schema.org/draft-07/schema#", true}, {"http://json-schema.org/draft-04/schema#", false}} {
+			s, err := Parse([]byte(`{"$schema":"` + d.schema + `",` + c.keywords + `}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rejects := s.Validate(c.instance) != nil; rejects != d.reject {
+				t.Errorf("%s under %s rejects %v: %v, want %v", c.keywords, d.schema, c.instance, rejects, d.reject)
+			}
+		}
+	}
+}
