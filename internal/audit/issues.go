@@ -23,26 +23,15 @@ const (
 )
 
 // Issue is one issue of a refusal as the audit log keeps it: the
-// verdict.Issue the client was answered with, bounded.
+// verdict.Issue the client was answered with, bounded. Its Witness is the
+// whole witness (null included) when its JSON text fits MaxWitnessBytes,
+// nil when there is none or it did not fit.
 type Issue struct {
-	Severity      verdict.Severity `json:"severity"`
-	Code          string           `json:"code"`
-	Verdict       verdict.Verdict  `json:"verdict,omitempty"`
-	SourceTool    string           `json:"source_tool,omitempty"`
-	TargetTool    string           `json:"target_tool,omitempty"`
-	Edge          string           `json:"edge,omitempty"`
-	FieldPath     string           `json:"field_path,omitempty"`
-	SourcePointer string           `json:"source_pointer,omitempty"`
-	TargetPointer string           `json:"target_pointer,omitempty"`
-	Message       string           `json:"message"`
-	// Witness is the whole witness (null included) when its JSON text
-	// fits MaxWitnessBytes; nil when there is none or it did not fit.
-	Witness json.RawMessage `json:"witness,omitempty"`
+	verdict.Issue
 	// WitnessClipped is, for a witness that did not fit, the first
 	// MaxWitnessBytes of its JSON text with "…" marking the cut: text to
 	// read, no longer a value.
-	WitnessClipped string                `json:"witness_clipped,omitempty"`
-	WitnessError   *verdict.WitnessError `json:"witness_error,omitempty"`
+	WitnessClipped string `json:"witness_clipped,omitempty"`
 }
 
 // Issues is what the log keeps of issues: at most MaxIssues of them,
@@ -59,9 +48,8 @@ func Issues(issues []verdict.Issue) (kept []Issue, dropped int) {
 }
 
 func fromVerdict(is verdict.Issue) Issue {
-	out := Issue{Severity: is.Severity, Code: is.Code, Verdict: is.Verdict,
-		SourceTool: is.SourceTool, TargetTool: is.TargetTool, Edge: is.Edge, FieldPath: is.FieldPath,
-		SourcePointer: is.SourcePointer, TargetPointer: is.TargetPointer, Message: is.Message}
+	out := Issue{Issue: is}
+	out.Witness, out.WitnessError = nil, nil
 	switch {
 	case is.Witness == nil:
 	case len(is.Witness) <= MaxWitnessBytes && json.Valid(is.Witness):

@@ -11,6 +11,7 @@ import (
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/store/memory"
 	"github.com/typeward/typeward/internal/store/storetest"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 func TestAuditConformance(t *testing.T) {
@@ -57,7 +58,7 @@ func TestAuditDropsOldestBeyondMaxBytes(t *testing.T) {
 	for i := range 100 {
 		rec := &audit.Issuance{Time: at.Add(time.Duration(i) * time.Second), ClientID: "c", Outcome: audit.Denied}
 		for range audit.MaxIssues {
-			rec.Issues = append(rec.Issues, audit.Issue{Code: "type_mismatch", Message: strings.Repeat("m", audit.MaxIssueMessage), Witness: witness})
+			rec.Issues = append(rec.Issues, audit.Issue{Issue: verdict.Issue{Code: "type_mismatch", Message: strings.Repeat("m", audit.MaxIssueMessage), Witness: witness}})
 		}
 		if err := s.Append(ctx, rec); err != nil {
 			t.Fatal(err)

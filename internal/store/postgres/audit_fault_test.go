@@ -13,6 +13,7 @@ import (
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/store/postgres"
 	"github.com/typeward/typeward/internal/store/postgres/pgtest"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // waitFor polls until cond holds, for at most 30 s.
@@ -163,7 +164,7 @@ func TestAuditOutageLeavesTrace(t *testing.T) {
 	for i := range large {
 		rec := &audit.Issuance{ID: fmt.Sprintf("large-%d", i), Time: time.Now(), ClientID: "c", Outcome: audit.Denied}
 		for range audit.MaxIssues {
-			rec.Issues = append(rec.Issues, audit.Issue{Code: "type_mismatch", Message: strings.Repeat("m", audit.MaxIssueMessage), Witness: witness})
+			rec.Issues = append(rec.Issues, audit.Issue{Issue: verdict.Issue{Code: "type_mismatch", Message: strings.Repeat("m", audit.MaxIssueMessage), Witness: witness}})
 		}
 		_ = s.Append(ctx, rec) // buffered, or dropped when the buffer is full
 	}

@@ -82,8 +82,8 @@ func TestEnsurePartitionsMovesRowsOutOfDefault(t *testing.T) {
 	db, _ := pgtest.New(t)
 	s := postgres.NewAudit(db)
 	at := day(2026, 3, 14).Add(15 * time.Hour)
-	issues := []audit.Issue{{Severity: "error", Code: "type_mismatch", FieldPath: "rows", Message: "m",
-		Witness: json.RawMessage(`[{}]`), WitnessError: &verdict.WitnessError{KeywordLocation: "/items/type", Message: "want string"}}}
+	issues := []audit.Issue{{Issue: verdict.Issue{Severity: "error", Code: "type_mismatch", FieldPath: "rows", Message: "m",
+		Witness: json.RawMessage(`[{}]`), WitnessError: &verdict.WitnessError{KeywordLocation: "/items/type", Message: "want string"}}}}
 	if err := s.Append(ctx, &audit.Issuance{ID: "pi", Time: at, ClientID: "c", Outcome: audit.Denied, Issues: issues, IssuesDropped: 3}); err != nil {
 		t.Fatal(err)
 	}

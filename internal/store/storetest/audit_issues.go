@@ -22,16 +22,16 @@ func sampleIssues() []audit.Issue {
 		return &verdict.WitnessError{KeywordLocation: loc, Message: msg}
 	}
 	return []audit.Issue{
-		{Severity: verdict.SeverityError, Code: "type_mismatch", Verdict: verdict.Incompatible,
+		{Issue: verdict.Issue{Severity: verdict.SeverityError, Code: "type_mismatch", Verdict: verdict.Incompatible,
 			SourceTool: "db_query", TargetTool: "transform_csv", Edge: "db_query->transform_csv", FieldPath: "rows",
 			SourcePointer: "/properties/rows", TargetPointer: "/properties/data", Message: "rows: array of objects, data wants strings",
-			Witness: json.RawMessage(`[{"z": 1,"a":{}}]`), WitnessError: we("/properties/data/items/type", "got object, want string")},
-		{Severity: verdict.SeverityError, Code: "may_be_null", Verdict: verdict.Incompatible, FieldPath: "n",
-			Message: "n may be null", Witness: json.RawMessage(`null`), WitnessError: we("/type", "got null, want number")},
-		{Severity: verdict.SeverityError, Code: "pattern", Verdict: verdict.Incompatible, FieldPath: "s",
-			Message: "s may hold NUL", Witness: json.RawMessage(`"a\u0000b"`), WitnessError: we("/pattern", "no match")},
-		{Severity: verdict.SeverityWarning, Code: "cannot_prove", Verdict: verdict.Unknown, FieldPath: "q", Message: "undecided"},
-		{Severity: verdict.SeverityError, Code: "unbound_required_input", TargetTool: "email_send", Message: "to is unbound"},
+			Witness: json.RawMessage(`[{"z": 1,"a":{}}]`), WitnessError: we("/properties/data/items/type", "got object, want string")}},
+		{Issue: verdict.Issue{Severity: verdict.SeverityError, Code: "may_be_null", Verdict: verdict.Incompatible, FieldPath: "n",
+			Message: "n may be null", Witness: json.RawMessage(`null`), WitnessError: we("/type", "got null, want number")}},
+		{Issue: verdict.Issue{Severity: verdict.SeverityError, Code: "pattern", Verdict: verdict.Incompatible, FieldPath: "s",
+			Message: "s may hold NUL", Witness: json.RawMessage(`"a\u0000b"`), WitnessError: we("/pattern", "no match")}},
+		{Issue: verdict.Issue{Severity: verdict.SeverityWarning, Code: "cannot_prove", Verdict: verdict.Unknown, FieldPath: "q", Message: "undecided"}},
+		{Issue: verdict.Issue{Severity: verdict.SeverityError, Code: "unbound_required_input", TargetTool: "email_send", Message: "to is unbound"}},
 	}
 }
 
@@ -71,11 +71,11 @@ func runAuditIssues(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		bigWitness := json.RawMessage(`"` + strings.Repeat("w", 2*audit.MaxWitnessBytes) + `"`)
 		var in []audit.Issue
 		for i := range audit.MaxIssues + 5 {
-			in = append(in, audit.Issue{Severity: verdict.SeverityError, Code: "type_mismatch", FieldPath: long,
+			in = append(in, audit.Issue{Issue: verdict.Issue{Severity: verdict.SeverityError, Code: "type_mismatch", FieldPath: long,
 				Message: long + "\x00", Witness: bigWitness,
-				WitnessError: &verdict.WitnessError{KeywordLocation: long, Message: fmt.Sprint(i)}})
+				WitnessError: &verdict.WitnessError{KeywordLocation: long, Message: fmt.Sprint(i)}}})
 		}
-		in = append(in[:1], audit.Issue{Code: "bad_witness", Message: "m", Witness: json.RawMessage(`{"unclosed"`)})
+		in = append(in[:1], audit.Issue{Issue: verdict.Issue{Code: "bad_witness", Message: "m", Witness: json.RawMessage(`{"unclosed"`)}})
 		in = append(in, make([]audit.Issue, audit.MaxIssues+5)...)
 		if err := s.Append(ctx, &audit.Issuance{ID: "b1", Time: auditEpoch, ClientID: "c", Outcome: audit.Denied,
 			Issues: in, IssuesDropped: 1}); err != nil {
@@ -114,7 +114,7 @@ func runAuditIssues(t *testing.T, newStore func(t *testing.T) audit.Store) {
 			wg.Go(func() {
 				w := json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))
 				rec := &audit.Issuance{ID: fmt.Sprintf("c%02d", i), Time: auditEpoch.Add(time.Duration(i) * time.Millisecond),
-					ClientID: "c", Outcome: audit.Denied, Issues: []audit.Issue{{Code: "type_mismatch", Message: fmt.Sprint(i), Witness: w}}}
+					ClientID: "c", Outcome: audit.Denied, Issues: []audit.Issue{{Issue: verdict.Issue{Code: "type_mismatch", Message: fmt.Sprint(i), Witness: w}}}}
 				if err := s.Append(ctx, rec); err != nil {
 					t.Error(err)
 				}
