@@ -8,7 +8,8 @@
 // only returned when every rule on the way proved its part.
 //
 // How it works. The source is a view: a set of conjuncts (allOf, $ref with
-// siblings, static $dynamicRef, dependentSchemas whose trigger is required;
+// siblings, static $dynamicRef, dependentSchemas whose trigger is required of an
+// object-only source;
 // draft-07 ignores $ref siblings, as the validator does), negated schemas
 // (not, the other branches of a split oneOf, the failed condition of an
 // else) and required names. Source disjunctions (anyOf, oneOf,

@@ -153,11 +153,17 @@ func (r *run) normalize(s view) (out view, empty bool) {
 			out.types &= keywordKinds(n.m)
 			out.conj = append(out.conj, n)
 		}
-		// A dependentSchemas entry whose trigger is required always applies.
-		// The required names are computed only for a source that has such
-		// entries: a hostile conjunction normalizes at every step.
+		// A dependentSchemas entry whose trigger is required applies to
+		// every object; a source that may be another kind too keeps its
+		// entries conditional (required names nothing of a string, so a
+		// conjunct {type: null} would empty {type: string}). The required
+		// names are computed only for a source that has such entries: a
+		// hostile conjunction normalizes at every step.
 		var req map[string]bool
 		for _, n := range out.conj {
+			if out.types&^KindObject != 0 {
+				break
+			}
 			for _, kw := range r.srcDependentSchemaKeywords() {
 				deps, _ := n.m[kw].(map[string]any)
 				if len(deps) == 0 {
