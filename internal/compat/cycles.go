@@ -228,3 +228,48 @@ func (r *run) negationLoops(g node, conj []node) bool {
 	}
 	return r.caches.loops.reaches(g.ptr, within)
 }
+
+// targetLoops: the target node t lies on an in-place cycle of a document
+// whose cycles pass through a negation (not, if, oneOf). Its meaning in
+// place then depends on the schemas already applied to the value (the
+// validator fails the repeated one), which the rules, reading each target
+// node on its own, do not model: with a = {not: {$ref: a}}, a accepts every
+// value and so does its not's reference read alone, yet inside a that
+// reference fails. Nothing is proven about such a node; a refusal is still
+// proven by a witness the validator confirms.
+func (r *run) targetLoops(t node) bool {
+	if t.synthetic {
+		return false
+	}
+	if r.caches.tgtLoops == nil {
+		r.caches.tgtLoops = map[string]*loopGraph{}
+	}
+	g, ok := r.caches.tgtLoops[r.tgt.Digest]
+	if !ok {
+		g = loops(r.tgt, r.tgt.Root, "")
+		if !g.negativeCycle() {
+			g = nil
+		}
+		r.caches.tgtLoops[r.tgt.Digest] = g
+	}
+	if g == nil {
+		return false
+	}
+	if _, known := g.nodes[t.ptr]; !known {
+		return true // not a subschema we walked: assume the worst
+	}
+	return g.onCycle[t.ptr]
+}
+
+// negativeCycle: some in-place cycle passes through a negated position.
+func (g *loopGraph) negativeCycle() bool {
+	for p := range g.onCycle {
+		if strings.HasSuffix(p, "/not") || strings.HasSuffix(p, "/if") {
+			return true
+		}
+		if i := strings.LastIndex(p, "/"); i >= 0 && strings.HasSuffix(p[:i], "/oneOf") {
+			return true
+		}
+	}
+	return false
+}

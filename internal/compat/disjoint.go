@@ -24,6 +24,9 @@ func (r *run) disjoint(s view, t node, depth int) bool {
 		b, isBool := t.v.(bool)
 		return isBool && !b
 	}
+	if r.targetLoops(t) {
+		return false
+	}
 	// The source excludes t itself (not, another oneOf branch, a failed
 	// condition).
 	for _, g := range s.neg {

@@ -22,8 +22,12 @@ type side struct {
 // equal, annotations aside, with references compared by where they land.
 // Equal schemas accept the same instances, so S ⊆ S holds whatever S
 // holds (the reflexivity law), including keywords no rule models. A pair
-// met again while comparing is assumed equal: the comparison is a
-// bisimulation, so recursive schemas compare in finite time.
+// met again below a property or an item is assumed equal: the comparison
+// is a bisimulation, so recursive schemas compare in finite time. In place
+// (the same value) the validator fails a schema it is already applying
+// (see cycles.go), so a schema met again there is equal to the other side
+// only if that one is met again too: {not: {$ref: a}} with a = {not: {$ref:
+// a}} accepts nothing, a accepts everything, though they unfold alike.
 func sameSchema(a, b side) bool {
 	if a.doc.Dialect != b.doc.Dialect {
 		return false
@@ -31,14 +35,21 @@ func sameSchema(a, b side) bool {
 	if a.doc.Digest == b.doc.Digest && a.n.ptr == b.n.ptr && !a.doc.DynamicScoped() && !a.n.synthetic && !b.n.synthetic {
 		return true
 	}
-	e := &equality{a: a.doc, b: b.doc, assumed: map[[2]string]bool{}, steps: maxEqualSteps}
+	e := &equality{a: a.doc, b: b.doc, assumed: map[[2]string]bool{}, proven: map[[2]string]bool{},
+		aStack: map[string]bool{}, bStack: map[string]bool{}, steps: maxEqualSteps}
 	return e.schemas(a.n.v, a.n.ptr, b.n.v, b.n.ptr)
 }
 
 type equality struct {
 	a, b    *schema.Schema
-	assumed map[[2]string]bool
-	steps   int
+	assumed map[[2]string]bool // pairs being compared
+	proven  map[[2]string]bool // pairs found equal without meeting aStack or bStack
+	// aStack and bStack hold the schemas being applied to the current
+	// value (in place since the last property or item); inPlace reports
+	// that a comparison met one of them.
+	aStack, bStack map[string]bool
+	inPlace        bool
+	steps          int
 }
 
 func (e *equality) schemas(av any, ap string, bv any, bp string) bool {
@@ -60,11 +71,30 @@ func (e *equality) schemas(av any, ap string, bv any, bp string) bool {
 		}
 		return false
 	}
+	if onA, onB := e.aStack[ap], e.bStack[bp]; onA || onB {
+		e.inPlace = true
+		return onA && onB // both fail there, or only one does
+	}
 	pair := [2]string{ap, bp}
-	if e.assumed[pair] {
+	if e.assumed[pair] || e.proven[pair] {
 		return true
 	}
-	e.assumed[pair] = true
+	e.assumed[pair], e.aStack[ap], e.bStack[bp] = true, true, true
+	outer := e.inPlace
+	e.inPlace = false
+	ok := e.fields(am, ap, bm, bp)
+	delete(e.assumed, pair)
+	delete(e.aStack, ap)
+	delete(e.bStack, bp)
+	if ok && !e.inPlace {
+		e.proven[pair] = true // its answer does not depend on where it is applied
+	}
+	e.inPlace = e.inPlace || outer
+	return ok
+}
+
+// fields compares two object schemas keyword by keyword.
+func (e *equality) fields(am map[string]any, ap string, bm map[string]any, bp string) bool {
 	d7 := e.a.Dialect == schema.Draft7
 	for kw := range bm {
 		if _, inA := am[kw]; !inA && !ignoredInComparison(kw, d7) {
@@ -108,6 +138,13 @@ func ignoredInComparison(kw string, d7 bool) bool {
 }
 
 func (e *equality) keyword(kw string, x any, ap string, y any, bp string, d7 bool) bool {
+	if !inPlaceKeywords[kw] {
+		// A property, an item, a name: another value, where no schema is
+		// being applied yet.
+		aStack, bStack := e.aStack, e.bStack
+		e.aStack, e.bStack = map[string]bool{}, map[string]bool{}
+		defer func() { e.aStack, e.bStack = aStack, bStack }()
+	}
 	at := func(p string) string { return p + "/" + schema.EscapeToken(kw) }
 	switch kw {
 	case "$ref":

@@ -43,7 +43,8 @@ type runCaches struct {
 	bounds      map[string]nodeBounds // see run.numberBounds
 	contradicts map[string]bool
 	universal   map[universalKey]bool
-	loops       *loopGraph // the source's in-place cycles, found on first use
+	loops       *loopGraph            // the source's in-place cycles, found on first use
+	tgtLoops    map[string]*loopGraph // by digest: see run.targetLoops
 }
 
 type universalKey struct{ digest, ptr string }
@@ -103,6 +104,9 @@ func (r *run) sub(s view, t node, p path) []finding {
 			return nil
 		}
 		return r.errorf(verdict.CodeTargetAcceptsNothing, r.srcPtr(s), t.ptr, p, "%s may have a value but %s accepts none (false schema)", srcMark, tgtMark)
+	}
+	if r.targetLoops(t) {
+		return r.cannotProve(r.srcPtr(s), t.ptr, p, "not", "the target applies itself to the same value through a negation")
 	}
 	if r.reflexive(s, t) || r.acceptsAll(r.tgt, t) {
 		return nil
