@@ -35,19 +35,24 @@ func sameSchema(a, b side) bool {
 	if a.doc.Digest == b.doc.Digest && a.n.ptr == b.n.ptr && !a.doc.DynamicScoped() && !a.n.synthetic && !b.n.synthetic {
 		return true
 	}
-	e := &equality{a: a.doc, b: b.doc, assumed: map[[2]string]bool{}, proven: map[[2]string]bool{},
-		aStack: map[string]bool{}, bStack: map[string]bool{}, steps: maxEqualSteps}
+	e := &equality{a: a.doc, b: b.doc, steps: maxEqualSteps}
 	return e.schemas(a.n.v, a.n.ptr, b.n.v, b.n.ptr)
 }
 
+type pairState uint8
+
+const (
+	comparing pairState = iota + 1 // on the current path: assumed, below a property or an item
+	same                           // found equal without meeting aStack or bStack
+)
+
 type equality struct {
-	a, b    *schema.Schema
-	assumed map[[2]string]bool // pairs being compared
-	proven  map[[2]string]bool // pairs found equal without meeting aStack or bStack
+	a, b *schema.Schema
+	seen map[[2]string]pairState
 	// aStack and bStack hold the schemas being applied to the current
-	// value (in place since the last property or item); inPlace reports
-	// that a comparison met one of them.
-	aStack, bStack map[string]bool
+	// value (in place since the last property or item; short, so slices);
+	// inPlace reports that a comparison met one of them.
+	aStack, bStack []string
 	inPlace        bool
 	steps          int
 }
@@ -71,36 +76,54 @@ func (e *equality) schemas(av any, ap string, bv any, bp string) bool {
 		}
 		return false
 	}
-	if onA, onB := e.aStack[ap], e.bStack[bp]; onA || onB {
+	if onA, onB := slices.Contains(e.aStack, ap), slices.Contains(e.bStack, bp); onA || onB {
 		e.inPlace = true
 		return onA && onB // both fail there, or only one does
 	}
 	pair := [2]string{ap, bp}
-	if e.assumed[pair] || e.proven[pair] {
+	if e.seen[pair] != 0 {
 		return true
 	}
-	e.assumed[pair], e.aStack[ap], e.bStack[bp] = true, true, true
+	if !e.sameKeywords(am, bm) {
+		return false // most comparisons end here: nothing to remember
+	}
+	if e.seen == nil {
+		e.seen = map[[2]string]pairState{}
+	}
+	e.seen[pair] = comparing
+	e.aStack, e.bStack = append(e.aStack, ap), append(e.bStack, bp)
 	outer := e.inPlace
 	e.inPlace = false
 	ok := e.fields(am, ap, bm, bp)
-	delete(e.assumed, pair)
-	delete(e.aStack, ap)
-	delete(e.bStack, bp)
+	e.aStack, e.bStack = e.aStack[:len(e.aStack)-1], e.bStack[:len(e.bStack)-1]
 	if ok && !e.inPlace {
-		e.proven[pair] = true // its answer does not depend on where it is applied
+		e.seen[pair] = same // its answer does not depend on where it is applied
+	} else {
+		delete(e.seen, pair)
 	}
 	e.inPlace = e.inPlace || outer
 	return ok
 }
 
 // fields compares two object schemas keyword by keyword.
-func (e *equality) fields(am map[string]any, ap string, bm map[string]any, bp string) bool {
+// sameKeywords: a and b constrain with the same keywords.
+func (e *equality) sameKeywords(am, bm map[string]any) bool {
 	d7 := e.a.Dialect == schema.Draft7
 	for kw := range bm {
 		if _, inA := am[kw]; !inA && !ignoredInComparison(kw, d7) {
 			return false
 		}
 	}
+	for kw := range am {
+		if _, inB := bm[kw]; !inB && !ignoredInComparison(kw, d7) {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *equality) fields(am map[string]any, ap string, bm map[string]any, bp string) bool {
+	d7 := e.a.Dialect == schema.Draft7
 	for kw, x := range am {
 		if ignoredInComparison(kw, d7) {
 			continue
@@ -138,13 +161,19 @@ func ignoredInComparison(kw string, d7 bool) bool {
 }
 
 func (e *equality) keyword(kw string, x any, ap string, y any, bp string, d7 bool) bool {
-	if !inPlaceKeywords[kw] {
-		// A property, an item, a name: another value, where no schema is
-		// being applied yet.
-		aStack, bStack := e.aStack, e.bStack
-		e.aStack, e.bStack = map[string]bool{}, map[string]bool{}
-		defer func() { e.aStack, e.bStack = aStack, bStack }()
+	if inPlaceKeywords[kw] || schemaPosition(kw, d7, x) == posData {
+		return e.keywordHere(kw, x, ap, y, bp, d7)
 	}
+	// A property, an item, a name: another value, where no schema is
+	// being applied yet.
+	aStack, bStack := e.aStack, e.bStack
+	e.aStack, e.bStack = nil, nil
+	ok := e.keywordHere(kw, x, ap, y, bp, d7)
+	e.aStack, e.bStack = aStack, bStack
+	return ok
+}
+
+func (e *equality) keywordHere(kw string, x any, ap string, y any, bp string, d7 bool) bool {
 	at := func(p string) string { return p + "/" + schema.EscapeToken(kw) }
 	switch kw {
 	case "$ref":
