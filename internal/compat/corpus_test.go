@@ -3,7 +3,6 @@ package compat
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"slices"
 	"sync"
@@ -84,32 +83,22 @@ func findTool(t testing.TB, tools []corpusTool, server, name string) corpusTool 
 }
 
 // corpusPairs lists (output field, input field) pairs drawn from the
-// corpus: every whole output against every whole input, and every
-// top-level output property against every input property of the same name.
+// corpus: every whole output against every whole input, then every
+// top-level output property against every input property of the same name
+// (namedFieldPairs).
 func corpusPairs(tools []corpusTool) [][2]Node {
 	var pairs [][2]Node
 	for _, o := range tools {
 		if o.out == nil {
 			continue
 		}
-		outProps, _ := o.out.At("/properties")
 		for _, i := range tools {
-			if i.in == nil {
-				continue
-			}
-			pairs = append(pairs, [2]Node{{o.out, ""}, {i.in, ""}})
-			inProps, _ := i.in.At("/properties")
-			om, _ := outProps.(map[string]any)
-			im, _ := inProps.(map[string]any)
-			for _, name := range slices.Sorted(maps.Keys(om)) {
-				if _, ok := im[name]; ok {
-					ptr := "/properties/" + schema.EscapeToken(name)
-					pairs = append(pairs, [2]Node{{o.out, ptr}, {i.in, ptr}})
-				}
+			if i.in != nil {
+				pairs = append(pairs, [2]Node{{o.out, ""}, {i.in, ""}})
 			}
 		}
 	}
-	return pairs
+	return append(pairs, namedFieldPairs(tools)...)
 }
 
 // TestCorpusPairs checks every drawn pair without panic, gets the same
