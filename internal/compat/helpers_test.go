@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/verdict"
 )
 
 // ruleCase is one pair and the exact issue list expected, each issue as
@@ -56,10 +57,17 @@ func runRuleCases(t *testing.T, cases []ruleCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			src, tgt := mustParse(t, tc.src), mustParse(t, tc.tgt)
-			got := summarize(NewChecker().Check(Node{src, tc.srcPtr}, Node{tgt, tc.tgtPtr}, tc.opts))
-			if !slices.Equal(got, tc.want) {
+			src, tgt := Node{mustParse(t, tc.src), tc.srcPtr}, Node{mustParse(t, tc.tgt), tc.tgtPtr}
+			res := NewChecker().Check(src, tgt, tc.opts)
+			if got := summarize(res); !slices.Equal(got, tc.want) {
 				t.Errorf("issues:\n got  %s\n want %s", strings.Join(got, "\n      "), strings.Join(tc.want, "\n      "))
+			}
+			// Every rule table re-validates its witnesses with the real
+			// validator, not only the rendering of them.
+			for _, is := range res.Issues {
+				if is.Verdict == verdict.Incompatible {
+					assertWitness(t, src, tgt, is)
+				}
 			}
 		})
 	}
