@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -183,17 +182,7 @@ func tokenLoadSetup(t testing.TB) (h *harness, c registered, authorization, body
 		c.RateLimit, c.RateBurst = 1e9, 1<<30
 	})
 	admin := h.adminToken()
-	var file struct{ Tools []json.RawMessage }
-	if err := json.Unmarshal(mustRead(t, "../../examples/registry.json"), &file); err != nil {
-		t.Fatal(err)
-	}
-	for _, tool := range file.Tools {
-		var named struct{ Name string }
-		_ = json.Unmarshal(tool, &named)
-		if r := h.admin(http.MethodPut, "/admin/v1/tools/"+named.Name, admin, []byte(tool)); r.status >= 300 {
-			t.Fatalf("register %s: %d", named.Name, r.status)
-		}
-	}
+	registerExamples(t, h, admin)
 	c = h.createClient(admin, map[string]any{"client_name": "bench", "allowed_tools": []string{"*"}, "allowed_audiences": []string{routerAud}})
 	authorization = "Basic " + base64.StdEncoding.EncodeToString([]byte(c.ID+":"+c.Secret))
 	body = url.Values{"grant_type": {"client_credentials"}, "resource": {routerAud},
@@ -206,14 +195,6 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-func mustRead(b testing.TB, path string) []byte {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return data
 }
 
 func mustValues(body string) url.Values {
