@@ -29,6 +29,8 @@ var benchConcurrency = []int{8, 64}
 type loadResult struct {
 	elapsed   time.Duration
 	latencies []time.Duration
+	cpu       cpuUse
+	cpuOK     bool // every run read its CPU counters
 }
 
 func (r loadResult) perSecond() float64 { return float64(len(r.latencies)) / r.elapsed.Seconds() }
@@ -40,8 +42,10 @@ func (r loadResult) p99() time.Duration {
 }
 
 func (r *loadResult) add(o loadResult) {
+	r.cpuOK = o.cpuOK && (r.cpuOK || len(r.latencies) == 0)
 	r.elapsed += o.elapsed
 	r.latencies = append(r.latencies, o.latencies...)
+	r.cpu.add(o.cpu)
 }
 
 // load sends n POSTs with the given body from workers concurrent clients
@@ -52,6 +56,7 @@ func load(b testing.TB, client *http.Client, target, authorization, body string,
 	var next atomic.Int64
 	var failed atomic.Value
 	var wg sync.WaitGroup
+	cpu0, ok0 := readCPU()
 	started := time.Now()
 	for range workers {
 		wg.Add(1)
@@ -83,10 +88,11 @@ func load(b testing.TB, client *http.Client, target, authorization, body string,
 	}
 	wg.Wait()
 	elapsed := time.Since(started)
+	cpu1, ok1 := readCPU()
 	if f := failed.Load(); f != nil {
 		b.Fatalf("%s: %v", target, f)
 	}
-	return loadResult{elapsed: elapsed, latencies: latencies}
+	return loadResult{elapsed: elapsed, latencies: latencies, cpu: cpu1.minus(cpu0), cpuOK: ok0 && ok1}
 }
 
 // benchRounds is how many alternating slices of the load each side gets:
@@ -120,10 +126,23 @@ func ceiling(minter *token.Minter, claims verify.Claims) http.Handler {
 // BenchmarkTokenEndpoint loads the token endpoint of a Postgres-backed
 // typeward over loopback HTTP with the valid example pipeline (warm
 // caches), then the ceiling handler in the same run, and reports both
-// rates, both p99 latencies and their ratio.
+// rates, both p99 latencies and their ratio; then the same for the
+// embedded server (memory stores), which shows what the database costs.
+//
+// It also reports what a token cost the machine's CPU (cpuUse): this
+// process (server and load generator), PostgreSQL and idle time, in µs
+// per token, and the rate those costs allow on all cores
+// (cpu-bound-%-of-ceiling), which no scheduling of the work can pass.
 func BenchmarkTokenEndpoint(b *testing.B) {
-	h, c, authorization, body := tokenLoadSetup(b)
+	for _, m := range []mode{database, embedded} {
+		b.Run("store="+string(m), func(b *testing.B) { benchTokenEndpoint(b, m) })
+	}
+}
+
+func benchTokenEndpoint(b *testing.B, m mode) {
+	h, c, authorization, body := tokenLoadSetup(b, m)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}, Timeout: 10 * time.Second}
+	b.Cleanup(client.CloseIdleConnections)
 	// Warm the registry cache, the validator memo and the connections.
 	load(b, client, h.base+"/oauth2/token", authorization, body, 200, 8)
 
@@ -168,16 +187,23 @@ func BenchmarkTokenEndpoint(b *testing.B) {
 			b.ReportMetric(ceil.perSecond(), "ceiling-tokens/s")
 			b.ReportMetric(float64(ceil.p99().Microseconds())/1000, "ceiling-p99-ms")
 			b.ReportMetric(100*tw.perSecond()/ceil.perSecond(), "%-of-ceiling")
+			if tw.cpuOK && ceil.cpuOK {
+				n := len(tw.latencies)
+				b.ReportMetric(perToken(tw.cpu.self, n), "self-cpu-µs/token")
+				b.ReportMetric(perToken(tw.cpu.postgres, n), "postgres-cpu-µs/token")
+				b.ReportMetric(perToken(tw.cpu.idle, n), "idle-µs/token")
+				b.ReportMetric(perToken(ceil.cpu.self, n), "ceiling-self-cpu-µs/token")
+				b.ReportMetric(100*tw.cpu.boundPerSecond(n)/ceil.perSecond(), "cpu-bound-%-of-ceiling")
+			}
 		})
 	}
 }
 
-// tokenLoadSetup starts a Postgres-backed typeward with the example
-// registry and an unlimited client allowed every tool, and returns the
+// tokenLoadSetup starts a typeward in mode m with the example registry and an unlimited client allowed every tool, and returns the
 // client, its Basic header and the body of a token request for the valid
 // example pipeline.
-func tokenLoadSetup(t testing.TB) (h *harness, c registered, authorization, body string) {
-	h = start(t, database, func(c *server.Config) {
+func tokenLoadSetup(t testing.TB, m mode) (h *harness, c registered, authorization, body string) {
+	h = start(t, m, func(c *server.Config) {
 		c.Registry = ""
 		c.RateLimit, c.RateBurst = 1e9, 1<<30
 	})

@@ -15,7 +15,7 @@ import (
 // and the audit INSERTs number at most the requests.
 func TestWarmTokenPathOnlyWritesTheAudit(t *testing.T) {
 	t.Parallel()
-	h, _, authorization, body := tokenLoadSetup(t)
+	h, _, authorization, body := tokenLoadSetup(t, database)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}, Timeout: 10 * time.Second}
 	load(t, client, h.base+"/oauth2/token", authorization, body, 50, 4) // warm
 

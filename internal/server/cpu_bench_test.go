@@ -1,0 +1,106 @@
+package server_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// cpuUse is where the machine's CPU time went during a load run: this
+// process (the server and its load generator, which the ceiling shares),
+// every PostgreSQL process on the machine, and nobody (idle). Divided by
+// the tokens of the run it says what a token costs, and the machine's
+// cores divided by that cost bound the rate any scheduling could reach:
+// the benchmark reports that bound next to the rate it measured.
+type cpuUse struct {
+	self, postgres, idle time.Duration
+}
+
+// tick is the unit of /proc's times (USER_HZ, 100 on Linux).
+const tick = 10 * time.Millisecond
+
+// readCPU reads the counters; ok is false where /proc is not Linux's,
+// and then no CPU figures are reported.
+func readCPU() (u cpuUse, ok bool) {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return u, false
+	}
+	u.self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	stat, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return u, false
+	}
+	// "cpu  user nice system idle ...": the fourth number, all cores.
+	first, _, _ := bytes.Cut(stat, []byte("\n"))
+	f := strings.Fields(string(first))
+	if len(f) < 5 || f[0] != "cpu" {
+		return u, false
+	}
+	idle, err := strconv.ParseInt(f[4], 10, 64)
+	if err != nil {
+		return u, false
+	}
+	u.idle = time.Duration(idle) * tick
+	comms, _ := filepath.Glob("/proc/[0-9]*/comm")
+	for _, c := range comms {
+		name, err := os.ReadFile(c)
+		if err != nil || !bytes.HasPrefix(name, []byte("postgres")) {
+			continue
+		}
+		u.postgres += processTime(filepath.Dir(c))
+	}
+	return u, true
+}
+
+// processTime is utime + stime of /proc/<pid>/stat (fields 14 and 15;
+// the command before them may hold spaces, so fields count from its ')').
+func processTime(dir string) time.Duration {
+	b, err := os.ReadFile(filepath.Join(dir, "stat"))
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	user, _ := strconv.ParseInt(f[11], 10, 64)
+	system, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(user+system) * tick
+}
+
+func (u *cpuUse) add(d cpuUse) {
+	u.self += d.self
+	u.postgres += d.postgres
+	u.idle += d.idle
+}
+
+func (u cpuUse) minus(o cpuUse) cpuUse {
+	return cpuUse{self: u.self - o.self, postgres: u.postgres - o.postgres, idle: u.idle - o.idle}
+}
+
+// perToken is d per token in microseconds.
+func perToken(d time.Duration, tokens int) float64 {
+	return float64(d.Microseconds()) / float64(max(tokens, 1))
+}
+
+// boundPerSecond is the token rate the machine would allow if nothing but
+// the measured work ran and no core idled: all its cores for the work of
+// both processes, and at most GOMAXPROCS of them for this one's.
+func (u cpuUse) boundPerSecond(tokens int) float64 {
+	if u.self <= 0 {
+		return 0
+	}
+	machine := float64(runtime.NumCPU()) / (u.self + u.postgres).Seconds()
+	process := float64(min(runtime.GOMAXPROCS(0), runtime.NumCPU())) / u.self.Seconds()
+	return float64(tokens) * min(machine, process)
+}
