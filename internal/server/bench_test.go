@@ -192,7 +192,7 @@ func benchTokenEndpoint(b *testing.B, m mode) {
 				b.ReportMetric(perToken(tw.cpu.self, n), "self-cpu-µs/token")
 				b.ReportMetric(perToken(tw.cpu.postgres, n), "postgres-cpu-µs/token")
 				b.ReportMetric(perToken(tw.cpu.idle, n), "idle-µs/token")
-				b.ReportMetric(perToken(ceil.cpu.self, n), "ceiling-self-cpu-µs/token")
+				b.ReportMetric(perToken(ceil.cpu.self, len(ceil.latencies)), "ceiling-self-cpu-µs/token")
 				b.ReportMetric(100*tw.cpu.boundPerSecond(n)/ceil.perSecond(), "cpu-bound-%-of-ceiling")
 			}
 		})
