@@ -99,8 +99,9 @@ func observe(log *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handl
 
 // routeLabel is the pattern of the route a request reached, or would
 // have reached when a mounted router's middleware answered first (the
-// admin API refusing a request without a token): never the bare mount
-// "/admin/v1/*", which would lump every refused admin route together.
+// admin API refusing a request without a token), or "unmatched" when no
+// route has its method and path: never the bare mount "/admin/v1/*",
+// which would lump every refused admin request together.
 func routeLabel(r *http.Request) string {
 	rctx := chi.RouteContext(r.Context())
 	if rctx == nil {
@@ -108,9 +109,7 @@ func routeLabel(r *http.Request) string {
 	}
 	route := rctx.RoutePattern()
 	if strings.HasSuffix(route, "/*") && rctx.Routes != nil {
-		if p := rctx.Routes.Find(chi.NewRouteContext(), r.Method, routingPath(r)); p != "" {
-			route = p
-		}
+		route = rctx.Routes.Find(chi.NewRouteContext(), r.Method, routingPath(r))
 	}
 	if route == "" {
 		return "unmatched"

@@ -13,7 +13,8 @@ import (
 
 // TestUnroutedAnswers: a 404 and a 405 carry their JSON bodies, a 405 its
 // Allow header (RFC 9110), and an admin request refused before routing is
-// counted under the route it asked for, not under "/admin/v1/*".
+// counted under the route it asked for, not under "/admin/v1/*" (under
+// "unmatched" when no admin route has its path and method).
 func TestUnroutedAnswers(t *testing.T) {
 	m := metrics.New(metrics.Options{})
 	h := NewRouter(Config{OAuth: &oauth.Service{}, Admin: &Admin{}, Metrics: m, Log: slog.New(slog.DiscardHandler)})
@@ -26,6 +27,10 @@ func TestUnroutedAnswers(t *testing.T) {
 		{http.MethodGet, "/oauth2/token", 405, "POST", `{"error":"method_not_allowed"}`},
 		{http.MethodDelete, "/.well-known/jwks.json", 405, "GET", `{"error":"method_not_allowed"}`},
 		{http.MethodGet, "/admin/v1/tools/a%2Fsearch", 401, "", "a bearer token with scope typeward:admin is required"},
+		// Refused before routing, and no route would have taken them:
+		// "unmatched", as on the public paths, not the mount.
+		{http.MethodGet, "/admin/v1/nope", 401, "", "a bearer token with scope typeward:admin is required"},
+		{http.MethodDelete, "/admin/v1/tools", 401, "", "a bearer token with scope typeward:admin is required"},
 	}
 	for _, tt := range tests {
 		rec := httptest.NewRecorder()
@@ -40,6 +45,8 @@ func TestUnroutedAnswers(t *testing.T) {
 	for _, want := range []string{
 		`typeward_http_request_duration_seconds_count{method="GET",route="/admin/v1/tools/{name}",status="401"} 1`,
 		`typeward_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"} 1`,
+		`typeward_http_request_duration_seconds_count{method="GET",route="unmatched",status="401"} 1`,
+		`typeward_http_request_duration_seconds_count{method="DELETE",route="unmatched",status="401"} 1`,
 	} {
 		if !strings.Contains(exp.Body.String(), want) {
 			t.Errorf("metrics lack %s", want)
