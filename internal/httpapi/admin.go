@@ -61,7 +61,7 @@ func (a *Admin) authenticate(next http.Handler) http.Handler {
 		scheme, raw, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		if !strings.EqualFold(scheme, "Bearer") || raw == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="typeward-admin"`)
-			writeProblem(w, r, a.log, problem(http.StatusUnauthorized, "a bearer token with scope typeward:admin is required"))
+			writeProblem(w, r, a.log, problem(http.StatusUnauthorized, "a bearer token with scope "+clients.AdminScope+" is required"))
 			return
 		}
 		tok, err := a.Tokens.Active(r.Context(), strings.TrimSpace(raw))
@@ -75,8 +75,8 @@ func (a *Admin) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		if !slices.Contains(tok.Scope, clients.AdminScope) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="typeward-admin", error="insufficient_scope", scope="typeward:admin"`)
-			writeProblem(w, r, a.log, problem(http.StatusForbidden, "the bearer token lacks scope typeward:admin"))
+			w.Header().Set("WWW-Authenticate", `Bearer realm="typeward-admin", error="insufficient_scope", scope="`+clients.AdminScope+`"`)
+			writeProblem(w, r, a.log, problem(http.StatusForbidden, "the bearer token lacks scope "+clients.AdminScope))
 			return
 		}
 		next.ServeHTTP(w, r)
