@@ -110,3 +110,52 @@ func TestFailureLimitCoversEveryOAuthEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestFailureLimitByIPv6Prefix: an IPv6 host is handed a whole /64 and may
+// send from any address in it, so the failure limiter counts a /64 as one
+// address (an IPv4 address is counted alone, and an IPv4-mapped IPv6
+// address as the IPv4 address it maps): spending one address of a /64
+// spends them all, and a neighbouring /64 or IPv4 address is untouched.
+func TestFailureLimitByIPv6Prefix(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// spend are the forwarded addresses of the failures, in turn.
+		spend []string
+		// then is another address's correct token request, and want its answer.
+		then string
+		want int
+	}{
+		{"one /64, rotated low bits", []string{"2001:db8:1:2::1", "2001:db8:1:2::2", "2001:db8:1:2:ffff:ffff:ffff:ffff"}, "2001:db8:1:2:abcd::9", http.StatusTooManyRequests},
+		{"one /64, written with a port", []string{"[2001:db8:1:2::1]:443", "[2001:db8:1:2::2]:443", "2001:db8:1:2::3"}, "2001:db8:1:2::4", http.StatusTooManyRequests},
+		{"the neighbouring /64", []string{"2001:db8:1:2::1", "2001:db8:1:2::2", "2001:db8:1:2::3"}, "2001:db8:1:3::1", http.StatusOK},
+		{"IPv4 addresses alone", []string{"192.0.2.1", "192.0.2.1", "192.0.2.1"}, "192.0.2.2", http.StatusOK},
+		{"IPv4-mapped is the IPv4 address", []string{"::ffff:192.0.2.9", "192.0.2.9", "::ffff:192.0.2.9"}, "192.0.2.9", http.StatusTooManyRequests},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := start(t, embedded, func(c *server.Config) {
+				c.Registry = "../../examples/registry.json"
+				c.AddressFailures = server.FailureLimit{Rate: 0.001, Burst: len(tc.spend)}
+				c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+			})
+			demo := h.srv.Demo
+			form := url.Values{"grant_type": {"client_credentials"}, "authorization_details": {compositionDetails(t, "../../examples/pipeline-readonly.json")}}
+			send := func(forwardedFor, id, secret string) response {
+				req, _ := http.NewRequest(http.MethodPost, h.base+"/oauth2/token", strings.NewReader(form.Encode()))
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				req.Header.Set("X-Forwarded-For", forwardedFor)
+				req.SetBasicAuth(id, secret)
+				return h.do(req)
+			}
+			for i, addr := range tc.spend { // each failure claims another client id
+				if r := send(addr, "nobody-"+strconv.Itoa(i), "wrong"); r.status != http.StatusUnauthorized {
+					t.Fatalf("failure %d from %s: %d %s", i, addr, r.status, r.body)
+				}
+			}
+			if r := send(tc.then, demo.ID, demo.Secret); r.status != tc.want {
+				t.Errorf("after %d failures from %v, a correct request from %s: %d %.200s, want %d", len(tc.spend), tc.spend, tc.then, r.status, r.body, tc.want)
+			}
+		})
+	}
+}
