@@ -2,6 +2,7 @@ package keys
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -28,14 +29,34 @@ type RotateOptions struct {
 // is still pending (its key does not sign yet) or when MaxPublishedKeys
 // are published: rotating faster only lengthens the JWKS. An emergency
 // rotation is never refused, since it withdraws every other key.
+//
+// The guard holds across replicas: a manual rotation is conditional on
+// the newest key being the one the check saw (Retirement.IfNewestCreated),
+// so of rotations asked of several replicas at once one is made and the
+// others, checked again against its key, are refused.
 func (k *Keyring) Rotate(ctx context.Context, opts RotateOptions) (Record, error) {
-	if !opts.Emergency {
-		if err := k.rotationAllowed(ctx); err != nil {
+	if opts.Emergency {
+		return k.rotate(ctx, opts, time.Time{})
+	}
+	for range maxRotationAttempts {
+		newest, err := k.rotationAllowed(ctx)
+		if err != nil {
 			return Record{}, err
 		}
+		rec, err := k.rotate(ctx, opts, newest)
+		if !errors.Is(err, ErrRotatedMeanwhile) {
+			return rec, err
+		}
+		// Another rotation came between the check and the write: check
+		// again, against the key it made.
 	}
-	return k.rotate(ctx, opts, time.Time{})
+	return Record{}, &RotationRefused{RetryAt: k.now().Add(time.Second),
+		Reason: "other rotations keep coming first; retry"}
 }
+
+// maxRotationAttempts bounds how often a manual rotation is checked again
+// when others (emergency ones, which nothing refuses) keep coming first.
+const maxRotationAttempts = 4
 
 // MaxPublishedKeys bounds the JWKS: the signing key, one pending, and the
 // retired keys whose tokens may still be live fit with room to spare.
@@ -50,19 +71,24 @@ type RotationRefused struct {
 
 func (e *RotationRefused) Error() string { return "keys: rotation refused: " + e.Reason }
 
-// rotationAllowed checks the guard against the store's current keys.
-func (k *Keyring) rotationAllowed(ctx context.Context) error {
+// rotationAllowed checks the guard against the store's current keys, and
+// returns the newest key's CreatedAt, on which the rotation is then made
+// conditional (zero: the store holds no key).
+func (k *Keyring) rotationAllowed(ctx context.Context) (newest time.Time, err error) {
 	k.mu.Lock()
-	err := k.load(ctx)
+	err = k.load(ctx)
 	snap := k.snap.Load()
 	k.mu.Unlock()
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	now := k.now()
 	published := 0
 	var earliestExpiry time.Time
 	for _, rec := range snap.records {
+		if rec.CreatedAt.After(newest) {
+			newest = rec.CreatedAt
+		}
 		if !rec.published(now) {
 			continue
 		}
@@ -71,17 +97,17 @@ func (k *Keyring) rotationAllowed(ctx context.Context) error {
 			earliestExpiry = rec.ExpiresAt
 		}
 		if rec.ActivateAt.After(now) {
-			return &RotationRefused{RetryAt: rec.ActivateAt,
+			return time.Time{}, &RotationRefused{RetryAt: rec.ActivateAt,
 				Reason: fmt.Sprintf("key %s from the last rotation is still pending: it signs from %s; rotate again after that (or rotate with emergency for a compromised key)",
 					rec.KID, rec.ActivateAt.UTC().Format(time.RFC3339))}
 		}
 	}
 	if published >= MaxPublishedKeys {
-		return &RotationRefused{RetryAt: earliestExpiry,
+		return time.Time{}, &RotationRefused{RetryAt: earliestExpiry,
 			Reason: fmt.Sprintf("%d keys are published, at most %d: wait until retired keys leave the JWKS (the next at %s)",
 				published, MaxPublishedKeys, earliestExpiry.UTC().Format(time.RFC3339))}
 	}
-	return nil
+	return newest, nil
 }
 
 // rotate is Rotate, made conditional by a non-zero ifNewestCreated (see

@@ -3,6 +3,8 @@ package server_test
 import (
 	"net/http"
 	"net/url"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -72,5 +74,66 @@ func TestReplicasShareOneDatabase(t *testing.T) {
 	b.postForm("/oauth2/introspect", c.ID, c.Secret, url.Values{"token": {tok.AccessToken}}).json(t, &got)
 	if got["active"] != false {
 		t.Errorf("replica b still sees the revoked token active: %v", got)
+	}
+}
+
+// TestConcurrentRotationsAcrossReplicas: manual rotations sent at once to
+// two replicas of one database are one rotation, not one per replica: the
+// guard (refused while a rotation is pending) is decided by the store, so
+// exactly one is 201 and every other 429 with Retry-After, and one key is
+// pending afterwards.
+func TestConcurrentRotationsAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{2, 16} {
+		t.Run(strconv.Itoa(n)+" at once", func(t *testing.T) {
+			t.Parallel()
+			a := start(t, database, func(c *server.Config) { c.Registry = "" })
+			b := start(t, database, func(c *server.Config) {
+				c.Registry = ""
+				c.DatabaseURL, c.KEK, c.Pepper = a.cfg.DatabaseURL, a.cfg.KEK, a.cfg.Pepper
+				c.AdminClientID, c.AdminClientSecret = a.cfg.AdminClientID, a.cfg.AdminClientSecret
+				c.Issuer = a.cfg.Issuer
+			})
+			admin := a.adminToken()
+			var wg sync.WaitGroup
+			answers := make([]response, n)
+			for i := range n {
+				h := a
+				if i%2 == 1 {
+					h = b
+				}
+				wg.Go(func() { answers[i] = h.admin(http.MethodPost, "/admin/v1/keys:rotate", admin, nil) })
+			}
+			wg.Wait()
+			created := 0
+			for i, r := range answers {
+				switch {
+				case r.status == http.StatusCreated:
+					created++
+				case r.status == http.StatusTooManyRequests && r.header.Get("Retry-After") != "":
+				default:
+					t.Errorf("rotation %d: %d %s (Retry-After %q), want 201 or 429 with Retry-After", i, r.status, r.body, r.header.Get("Retry-After"))
+				}
+			}
+			if created != 1 {
+				t.Errorf("%d of %d concurrent rotations on two replicas were made, want 1", created, n)
+			}
+			var list struct {
+				Keys []struct {
+					State string `json:"state"`
+				} `json:"keys"`
+			}
+			r := a.admin(http.MethodGet, "/admin/v1/keys", admin, nil)
+			r.json(t, &list)
+			pending := 0
+			for _, k := range list.Keys {
+				if k.State == "pending" {
+					pending++
+				}
+			}
+			if pending != 1 {
+				t.Errorf("%d keys pending after the rotations, want 1: %s", pending, r.body)
+			}
+		})
 	}
 }
