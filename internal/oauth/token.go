@@ -261,13 +261,15 @@ func (s *Service) scopeToken(ctx context.Context, client *clients.Client, req to
 // client with exactly one allowed audience may omit resource.
 func (s *Service) audience(client *clients.Client, resource string) (string, error) {
 	if resource == "" {
-		if len(client.AllowedAudiences) == 1 {
-			return client.AllowedAudiences[0], nil
+		if len(client.AllowedAudiences) != 1 {
+			return "", badRequest(CodeInvalidTarget, "resource is required: this client has several allowed audiences")
 		}
-		return "", badRequest(CodeInvalidTarget, "resource is required: this client has several allowed audiences")
+		resource = client.AllowedAudiences[0]
 	}
 	if strings.TrimSuffix(resource, "/") == strings.TrimSuffix(s.Issuer, "/") {
-		// Registration refuses it too; this covers clients made before.
+		// Registration refuses it too; this covers clients made before,
+		// or by a CLI that did not know the issuer, whether the resource
+		// is named or is their one allowed audience.
 		return "", badRequest(CodeInvalidTarget, "resource may not be this server's issuer")
 	}
 	if !client.AllowsAudience(resource) {
