@@ -41,6 +41,9 @@ const (
 	// jtis are purged, audit retention applied (and the coming days' audit
 	// partitions made), and the stale-composition gauge is refreshed.
 	housekeepingEvery = time.Minute
+	// auditShutdownFlush bounds the last write, at shutdown, of the
+	// refusals buffered during a database outage.
+	auditShutdownFlush = 2 * time.Second
 )
 
 // Server is a wired typeward.
@@ -372,6 +375,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	stopJobs()
 	wg.Wait()
+	// Refusals buffered during a database outage get one last chance; the
+	// store logs those it could not write.
+	if f, ok := s.stores.audit.(interface{ Flush(context.Context) int }); ok {
+		flushCtx, cancel := context.WithTimeout(context.Background(), auditShutdownFlush)
+		f.Flush(flushCtx)
+		cancel()
+	}
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}

@@ -332,6 +332,42 @@ func (s *Audit) insertBuffered(ctx context.Context, rows []audit.Issuance) (int,
 	return len(rows), nil
 }
 
+// Flush writes the outage buffer, oldest first, until it is empty or ctx
+// ends, for a server that stops: refusals still waiting then are lost,
+// and the log says how many (an error), since each was logged as buffered
+// until the database answers. It returns how many were lost. A retry
+// running meanwhile may write the same rows: the second write changes
+// nothing (upsertIssuance).
+func (s *Audit) Flush(ctx context.Context) (lost int) {
+	for {
+		s.outageMu.Lock()
+		n := min(len(s.outage), maxAuditBatch)
+		batch := slices.Clone(s.outage[:n])
+		s.outageMu.Unlock()
+		if n == 0 {
+			return 0
+		}
+		done, err := s.insertBuffered(ctx, batch)
+		s.outageMu.Lock()
+		// The retry may have written (and removed) rows meanwhile: remove
+		// only the ones still at the front.
+		removed := 0
+		for removed < done && removed < len(s.outage) && s.outage[removed].ID == batch[removed].ID && s.outage[removed].Time.Equal(batch[removed].Time) {
+			s.outageLen -= int64(audit.Size(&s.outage[removed]))
+			removed++
+		}
+		s.outage = slices.Delete(s.outage, 0, removed)
+		lost = len(s.outage)
+		s.outageMu.Unlock()
+		if err != nil || ctx.Err() != nil {
+			if lost > 0 && s.Log != nil {
+				s.Log.Error("audit: refusals buffered during the outage were lost at shutdown: the database did not answer", "lost", lost, "err", err)
+			}
+			return lost
+		}
+	}
+}
+
 // Buffered reports the refusals waiting for the database, and how many
 // were dropped because the buffer was full.
 func (s *Audit) Buffered() (waiting int, dropped uint64) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -199,3 +200,66 @@ func TestAuditOutageLeavesTrace(t *testing.T) {
 		t.Errorf("append after recovery: %v", err)
 	}
 }
+
+// TestAuditFlushOnClose: refusals buffered during an outage are not lost
+// silently when the server stops: Flush writes what the database takes
+// before its deadline and reports, and logs as an error, how many records
+// it could not write, so that the log never claims them buffered and then
+// says nothing more.
+func TestAuditFlushOnClose(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		recover  bool // the database is back before Flush
+		wantLost int
+	}{
+		{"database still down", false, 5},
+		{"database back", true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			cluster := pgtest.NewCluster(t)
+			db := cluster.Open()
+			s := postgres.NewAudit(db)
+			var logs strings.Builder
+			var mu sync.Mutex
+			s.Log = slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				return logs.Write(p)
+			}), nil))
+			cluster.Stop()
+			for i := range 5 {
+				err := s.Append(ctx, &audit.Issuance{ID: fmt.Sprintf("down-%d", i), Time: time.Now(), ClientID: "c", Outcome: audit.Denied, Reason: "bad_secret"})
+				if !errors.Is(err, audit.ErrBuffered) {
+					t.Fatalf("refusal %d during the outage: %v, want ErrBuffered", i, err)
+				}
+			}
+			if tc.recover {
+				cluster.Start()
+			}
+			flushCtx, cancel := context.WithTimeout(ctx, 3*time.Second)
+			lost := s.Flush(flushCtx)
+			cancel()
+			if lost != tc.wantLost {
+				t.Errorf("Flush lost %d records, want %d", lost, tc.wantLost)
+			}
+			mu.Lock()
+			logged := logs.String()
+			mu.Unlock()
+			if said := strings.Contains(logged, "level=ERROR") && strings.Contains(logged, "lost=5"); said != (tc.wantLost > 0) {
+				t.Errorf("the log says the records were lost: %v, want %v:\n%s", said, tc.wantLost > 0, logged)
+			}
+			if tc.recover {
+				if got := recordsOf(t, s, audit.Query{}); len(got) != 5 {
+					t.Errorf("after Flush the log holds %d records, want 5", len(got))
+				}
+			}
+		})
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
