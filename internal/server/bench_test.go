@@ -130,9 +130,12 @@ func ceiling(minter *token.Minter, claims verify.Claims) http.Handler {
 // embedded server (memory stores), which shows what the database costs.
 //
 // It also reports what a token cost the machine's CPU (cpuUse): this
-// process (server and load generator), PostgreSQL and idle time, in µs
-// per token, and the rate those costs allow on all cores
-// (cpu-bound-%-of-ceiling), which no scheduling of the work can pass.
+// process (server and load generator), PostgreSQL, other processes and
+// idle time, in µs per token; on a shared machine others-cpu says how
+// much of the run was noise. cpu-bound-%-of-ceiling compares the rates
+// those costs allow, each side alone on all cores with none idle: no
+// scheduling of the same work can lift the ratio above it, and it moves
+// less with the noise than the measured rates do.
 func BenchmarkTokenEndpoint(b *testing.B) {
 	for _, m := range []mode{database, embedded} {
 		b.Run("store="+string(m), func(b *testing.B) { benchTokenEndpoint(b, m) })
@@ -192,8 +195,9 @@ func benchTokenEndpoint(b *testing.B, m mode) {
 				b.ReportMetric(perToken(tw.cpu.self, n), "self-cpu-µs/token")
 				b.ReportMetric(perToken(tw.cpu.postgres, n), "postgres-cpu-µs/token")
 				b.ReportMetric(perToken(tw.cpu.idle, n), "idle-µs/token")
+				b.ReportMetric(perToken(tw.cpu.others(), n), "others-cpu-µs/token")
 				b.ReportMetric(perToken(ceil.cpu.self, len(ceil.latencies)), "ceiling-self-cpu-µs/token")
-				b.ReportMetric(100*tw.cpu.boundPerSecond(n)/ceil.perSecond(), "cpu-bound-%-of-ceiling")
+				b.ReportMetric(100*tw.cpu.boundPerSecond(n)/ceil.cpu.boundPerSecond(len(ceil.latencies)), "cpu-bound-%-of-ceiling")
 			}
 		})
 	}

@@ -13,12 +13,14 @@ import (
 
 // cpuUse is where the machine's CPU time went during a load run: this
 // process (the server and its load generator, which the ceiling shares),
-// every PostgreSQL process on the machine, and nobody (idle). Divided by
+// every PostgreSQL process on the machine, every other process (on a
+// shared machine: the noise), and nobody (idle). Divided by
 // the tokens of the run it says what a token costs, and the machine's
 // cores divided by that cost bound the rate any scheduling could reach:
 // the benchmark reports that bound next to the rate it measured.
 type cpuUse struct {
 	self, postgres, idle time.Duration
+	busy                 time.Duration // all cores, all processes
 }
 
 // tick is the unit of /proc's times (USER_HZ, 100 on Linux).
@@ -36,17 +38,24 @@ func readCPU() (u cpuUse, ok bool) {
 	if err != nil {
 		return u, false
 	}
-	// "cpu  user nice system idle ...": the fourth number, all cores.
+	// "cpu  user nice system idle iowait irq softirq steal ...", all cores:
+	// idle and iowait are nobody's; the rest is busy.
 	first, _, _ := bytes.Cut(stat, []byte("\n"))
 	f := strings.Fields(string(first))
-	if len(f) < 5 || f[0] != "cpu" {
+	if len(f) < 9 || f[0] != "cpu" {
 		return u, false
 	}
-	idle, err := strconv.ParseInt(f[4], 10, 64)
-	if err != nil {
-		return u, false
+	for i := 1; i <= 8; i++ {
+		n, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			return u, false
+		}
+		if i == 4 || i == 5 {
+			u.idle += time.Duration(n) * tick
+		} else {
+			u.busy += time.Duration(n) * tick
+		}
 	}
-	u.idle = time.Duration(idle) * tick
 	comms, _ := filepath.Glob("/proc/[0-9]*/comm")
 	for _, c := range comms {
 		name, err := os.ReadFile(c)
@@ -82,11 +91,16 @@ func (u *cpuUse) add(d cpuUse) {
 	u.self += d.self
 	u.postgres += d.postgres
 	u.idle += d.idle
+	u.busy += d.busy
 }
 
 func (u cpuUse) minus(o cpuUse) cpuUse {
-	return cpuUse{self: u.self - o.self, postgres: u.postgres - o.postgres, idle: u.idle - o.idle}
+	return cpuUse{self: u.self - o.self, postgres: u.postgres - o.postgres, idle: u.idle - o.idle, busy: u.busy - o.busy}
 }
+
+// others is what the machine's other processes used: the share of the
+// run's noise that fell on the cores (at /proc's 10 ms resolution).
+func (u cpuUse) others() time.Duration { return max(u.busy-u.self-u.postgres, 0) }
 
 // perToken is d per token in microseconds.
 func perToken(d time.Duration, tokens int) float64 {
