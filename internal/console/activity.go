@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/audit"
+	"github.com/typeward/typeward/internal/policy"
 )
 
 // Bounds of the Activity page: the chart's window, the refusal reasons
@@ -122,9 +123,11 @@ func (c *console) activity(w http.ResponseWriter, r *http.Request, s *session) {
 	for _, sc := range staleList {
 		stale[sc.Name] = true
 	}
+	// A stored composition belongs to no client: its issues are shown
+	// graded lenient, the default mode.
 	var drawn []stored
 	for _, sc := range comps[:min(len(comps), drawnStored)] {
-		drawn = append(drawn, stored{Name: sc.Name, Stale: stale[sc.Name], Graph: c.draw.fromDocument(r.Context(), sc.Definition)})
+		drawn = append(drawn, stored{Name: sc.Name, Stale: stale[sc.Name], Graph: c.draw.fromDocument(r.Context(), sc.Definition, policy.Lenient)})
 	}
 	c.render(w, r, http.StatusOK, "activity", map[string]any{"User": s.user, "CSRF": s.CSRF,
 		"Rate": rate, "RateWidth": rateW, "ChartHeight": chartH + 40,

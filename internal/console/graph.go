@@ -11,6 +11,7 @@ import (
 	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/composition"
 	"github.com/typeward/typeward/internal/oauth"
+	"github.com/typeward/typeward/internal/policy"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/verdict"
 )
@@ -60,8 +61,9 @@ type drawer struct {
 }
 
 // fromDetails draws the composition an authorization_details parameter
-// names, validated now against the registry.
-func (d *drawer) fromDetails(ctx context.Context, details string) *graph {
+// names, validated now against the registry and graded under the
+// requesting client's validation mode.
+func (d *drawer) fromDetails(ctx context.Context, details string, mode policy.Mode) *graph {
 	cr, err := oauth.ParseAuthorizationDetails(details)
 	if err != nil {
 		return &graph{Problem: err.Error()}
@@ -72,10 +74,11 @@ func (d *drawer) fromDetails(ctx context.Context, details string) *graph {
 			return &graph{Problem: "stored composition " + cr.ID + ": " + err.Error()}
 		}
 	}
-	return d.fromDocument(ctx, doc)
+	return d.fromDocument(ctx, doc, mode)
 }
 
-func (d *drawer) fromDocument(ctx context.Context, doc json.RawMessage) *graph {
+// fromDocument draws a composition, its issues graded under mode.
+func (d *drawer) fromDocument(ctx context.Context, doc json.RawMessage, mode policy.Mode) *graph {
 	c, err := composition.Parse(doc)
 	if err != nil {
 		return &graph{Problem: err.Error()}
@@ -84,7 +87,7 @@ func (d *drawer) fromDocument(ctx context.Context, doc json.RawMessage) *graph {
 	if err != nil {
 		return &graph{Problem: "validation failed: " + err.Error()}
 	}
-	return d.layout(ctx, c, res)
+	return d.layout(ctx, c, res.Under(mode))
 }
 
 // layout places each node in the column of its longest path from a

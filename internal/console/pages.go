@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/approval"
+	"github.com/typeward/typeward/internal/policy"
 	"github.com/typeward/typeward/internal/users"
 )
 
@@ -36,10 +37,14 @@ func (c *console) approvalsPage(w http.ResponseWriter, r *http.Request, s *sessi
 	views := make([]pendingView, len(list))
 	for i, req := range list {
 		v := pendingView{Request: req, ClientName: req.ClientID, ExpiresIn: req.ExpiresAt.Sub(now).Round(time.Second).String()}
+		// The issues are graded under the client's validation mode, as
+		// the Approve click and the redemption judge them (lenient when
+		// the client is gone: the click then refuses anyway).
+		mode := policy.Lenient
 		if cl, err := c.cfg.Clients.Get(r.Context(), req.ClientID); err == nil {
-			v.ClientName = cl.Name
+			v.ClientName, mode = cl.Name, cl.Validation.OrLenient()
 		}
-		v.Graph = c.draw.fromDetails(r.Context(), req.Details)
+		v.Graph = c.draw.fromDetails(r.Context(), req.Details, mode)
 		views[i] = v
 	}
 	data := map[string]any{"User": s.user, "CSRF": s.CSRF, "Pending": views,
