@@ -46,6 +46,9 @@ type Service struct {
 	// repeated request is not even parsed (inline), and by the definition
 	// of the stored composition it names (stored).
 	vc validationCaches
+	// buffered summarises the warnings of refusals whose audit records
+	// wait for the database.
+	buffered bufferedLog
 }
 
 // RegistryChanged forgets every cached validation: call it on every

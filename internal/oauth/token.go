@@ -82,12 +82,13 @@ func (s *Service) Token(ctx context.Context, form url.Values, authorization stri
 }
 
 // logAuditFailure logs a refusal's record that is not durable: buffered
-// until the database answers (a warning), or lost (an error).
+// until the database answers (a warning, summarised: at most one line per
+// BufferedLogInterval with the count), or lost (an error, every time).
 func (s *Service) logAuditFailure(ctx context.Context, rec *audit.Issuance, err error) {
 	switch {
 	case s.Log == nil:
 	case errors.Is(err, audit.ErrBuffered):
-		s.Log.WarnContext(ctx, "audit record of a refusal buffered until the database answers", "client_id", rec.ClientID, "reason", rec.Reason)
+		s.buffered.note(ctx, s.Log, rec.ClientID, rec.Reason)
 	case ctx.Err() != nil:
 		// Written after the request ended; nothing is lost.
 	default:
