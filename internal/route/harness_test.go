@@ -1,6 +1,7 @@
 package route_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -46,6 +47,11 @@ type upstream struct {
 	schemas     map[string][2]string      // tool -> input, output (from examples/registry.json)
 	override    atomic.Pointer[[2]string] // db_query's schemas, when changed
 	requests    atomic.Int32
+	// forge, when set, answers a request itself (a hostile upstream): it
+	// gets the HTTP method and the body's JSON-RPC method and id, and
+	// returns ok false to let the go-sdk server answer.
+	forge    atomic.Pointer[func(httpMethod, method string, id json.RawMessage) (contentType, body string, ok bool)]
+	rawCalls atomic.Int32 // tools/call bodies that arrived, whoever answered
 }
 
 func (u *upstream) count(tool string) int {
@@ -156,6 +162,23 @@ func startUpstream(t testing.TB, opts *mcp.StreamableHTTPOptions) *upstream {
 		u.requests.Add(1)
 		if r.Header.Get("Authorization") != "" {
 			u.sawAuth.Add(1)
+		}
+		raw, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(raw))
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal(raw, &m)
+		if m.Method == "tools/call" || bytes.Contains(raw, []byte("tools/call")) {
+			u.rawCalls.Add(1)
+		}
+		if f := u.forge.Load(); f != nil {
+			if ct, body, ok := (*f)(r.Method, m.Method, m.ID); ok {
+				w.Header().Set("Content-Type", ct)
+				_, _ = io.WriteString(w, body)
+				return
+			}
 		}
 		h.ServeHTTP(w, r)
 	})}

@@ -136,7 +136,7 @@ func FuzzExchangeRewrite(f *testing.F) {
 		f.Add(s, false)
 	}
 	f.Fuzz(func(t *testing.T, body string, sse bool) {
-		x := &exchange{body: []byte(body), sse: sse}
+		x := &exchange{status: http.StatusOK, body: []byte(body), sse: sse}
 		before := x.messages()
 		x.rewrite(func(m []byte) []byte { return nil })
 		after := x.messages()

@@ -25,6 +25,8 @@ type rpcMessage struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   json.RawMessage `json:"error,omitempty"`
+
+	members map[string]json.RawMessage // every member, by exact name (parseMessage)
 }
 
 // callParams are a tools/call's params.

@@ -17,6 +17,14 @@ import (
 // is valid and names the tool a tools/call calls.
 func (rt *Router) serveMCP(w http.ResponseWriter, r *http.Request) {
 	claims, _ := verify.ClaimsFromContext(r.Context())
+	if r.Method != http.MethodPost && r.Method != http.MethodDelete {
+		// No GET stream: its messages would reach the client unchecked, and
+		// a server may answer requests on it (resuming a stream).
+		rt.refuse(r, "method_not_allowed")
+		w.Header().Set("Allow", "POST, DELETE")
+		http.Error(w, "typeward route answers POST (and DELETE of a session) only; it opens no GET stream", http.StatusMethodNotAllowed)
+		return
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		rt.refuse(r, "too_large")
@@ -26,7 +34,7 @@ func (rt *Router) serveMCP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), rt.cfg.UpstreamTimeout)
 	defer cancel()
 	if len(bytes.TrimSpace(body)) == 0 {
-		rt.forward(ctx, w, r, nil)
+		rt.relay(ctx, w, r, nil, nil)
 		return
 	}
 	if isBatch(body) {
@@ -36,59 +44,75 @@ func (rt *Router) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, nil, rpcError{Code: codeInvalidRequest, Message: "JSON-RPC batches are not accepted by typeward route"})
 		return
 	}
-	var msg rpcMessage
-	if err := json.Unmarshal(body, &msg); err != nil {
+	msg, err := parseMessage(body)
+	if err != nil {
 		rt.refuse(r, "bad_request")
-		http.Error(w, "malformed JSON-RPC message", http.StatusBadRequest)
+		http.Error(w, "malformed or ambiguous JSON-RPC message: "+err.Error(), http.StatusBadRequest)
 		return
 	}
 	switch msg.Method {
 	case "tools/call":
-		rt.call(ctx, w, r, claims, &msg, body)
+		rt.call(ctx, w, r, claims, msg, body)
 	case "tools/list":
-		rt.list(ctx, w, r, claims, &msg, body)
+		rt.list(ctx, w, r, claims, msg, body)
 	default:
-		rt.forward(ctx, w, r, body)
+		rt.relay(ctx, w, r, msg, body)
 	}
 }
 
-// forward passes a request through and streams the answer back.
-func (rt *Router) forward(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte) {
-	req, err := rt.upstreamRequest(ctx, r, body)
-	if err != nil {
-		http.Error(w, "bad upstream request", http.StatusBadGateway)
-		return
-	}
-	start := rt.cfg.Now()
-	resp, err := rt.cfg.HTTPClient.Do(req)
-	rt.metrics.upstreamSeconds.Observe(rt.cfg.Now().Sub(start).Seconds())
+// relay passes any other request through; its answer is screened like a
+// tools/call's (answers for another request are not passed on).
+func (rt *Router) relay(ctx context.Context, w http.ResponseWriter, r *http.Request, msg *rpcMessage, body []byte) {
+	x, err := rt.send(ctx, r, body)
 	if err != nil {
 		rt.upstreamFailed(w, r, err)
 		return
 	}
-	defer resp.Body.Close()
-	for _, h := range returnedHeaders {
-		if v := resp.Header.Get(h); v != "" {
-			w.Header().Set(h, v)
-		}
+	var id json.RawMessage
+	if msg != nil && msg.Method != "" {
+		id = msg.ID
 	}
-	w.WriteHeader(resp.StatusCode)
-	fl, _ := w.(http.Flusher)
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := resp.Body.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return
-			}
-			if fl != nil {
-				fl.Flush()
-			}
-		}
-		if err != nil {
-			return
-		}
+	x.rewrite(func(m []byte) []byte {
+		out, _ := rt.screen(r, id, m, nil)
+		return out
+	})
+	x.write(w)
+}
+
+// screen reads one message of the upstream's answer to the request with
+// id, strictly, and returns what the client gets instead of it (nil: the
+// message as it is) and whether it was refused. A request or notification
+// of the server's passes; a response must answer id, spelt as the client
+// spelt it (a client matching ids by value would take a response for
+// another of its requests, or "7.0" for 7, as the answer), and onResult,
+// when not nil, judges it (a result or an error).
+func (rt *Router) screen(r *http.Request, id json.RawMessage, m []byte, onResult func(resp *rpcMessage) []byte) ([]byte, bool) {
+	fail := func(why string) ([]byte, bool) {
+		rt.cfg.Log.WarnContext(r.Context(), "upstream answer refused", "why", why, "request_id", requestID(r.Context()))
+		return errorMessage(id, rpcError{Code: codeInternal, Message: "typeward route refused the upstream's answer: " + why}), true
 	}
+	resp, err := parseMessage(m)
+	if err != nil {
+		return fail("not one unambiguous JSON-RPC message (" + err.Error() + ")")
+	}
+	_, hasResult := resp.members["result"]
+	_, hasError := resp.members["error"]
+	if !hasResult && !hasError {
+		return nil, false
+	}
+	if hasResult && hasError {
+		return fail("a response with both result and error")
+	}
+	if len(id) == 0 || !bytes.Equal(resp.ID, id) {
+		return fail(fmt.Sprintf("a response for id %.40s, not for the request's id %.40s", resp.ID, id))
+	}
+	if onResult == nil {
+		return nil, false
+	}
+	if out := onResult(resp); out != nil {
+		return out, true
+	}
+	return nil, false
 }
 
 func (rt *Router) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
@@ -105,28 +129,31 @@ func (rt *Router) list(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		return
 	}
 	x.rewrite(func(m []byte) []byte {
-		var resp rpcMessage
-		if json.Unmarshal(m, &resp) != nil || !bytes.Equal(resp.ID, msg.ID) || resp.Result == nil {
-			return nil
-		}
-		var result map[string]json.RawMessage
-		if json.Unmarshal(resp.Result, &result) != nil {
-			return nil
-		}
-		var tools []json.RawMessage
-		_ = json.Unmarshal(result["tools"], &tools)
-		kept := make([]json.RawMessage, 0, len(tools))
-		for _, t := range tools {
-			var decl struct {
-				Name string `json:"name"`
+		out, _ := rt.screen(r, msg.ID, m, func(resp *rpcMessage) []byte {
+			if resp.Result == nil {
+				return nil
 			}
-			if json.Unmarshal(t, &decl) == nil && verify.ToolAllowed(claims, decl.Name) {
-				kept = append(kept, t)
+			result, err := strictObject(resp.Result, "tools", "nextCursor")
+			var tools []json.RawMessage
+			if err == nil {
+				err = json.Unmarshal(result["tools"], &tools)
 			}
-		}
-		result["tools"], _ = json.Marshal(kept)
-		resp.Result, _ = json.Marshal(result)
-		out, _ := json.Marshal(resp)
+			if err != nil {
+				return errorMessage(msg.ID, rpcError{Code: codeInternal, Message: "typeward route refused the upstream's tools/list: " + err.Error()})
+			}
+			kept := make([]json.RawMessage, 0, len(tools))
+			for _, t := range tools {
+				decl, err := strictObject(t, "name")
+				var name string
+				if err == nil && json.Unmarshal(decl["name"], &name) == nil && verify.ToolAllowed(claims, name) {
+					kept = append(kept, t)
+				}
+			}
+			result["tools"], _ = json.Marshal(kept)
+			resp.members["result"], _ = json.Marshal(result)
+			out, _ := json.Marshal(resp.members)
+			return out
+		})
 		return out
 	})
 	x.write(w)
@@ -136,8 +163,21 @@ func (rt *Router) list(ctx context.Context, w http.ResponseWriter, r *http.Reque
 // the upstream's declaration unchanged, the arguments valid, the order (if
 // enforced); then forwards and checks the result.
 func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Request, claims *verify.Claims, msg *rpcMessage, body []byte) {
+	// verify.ToolName read params.name; the router reads the members it
+	// acts on by their exact names, as the upstream will.
 	var params callParams
-	_ = json.Unmarshal(msg.Params, &params) // verify.ToolName already read params.name
+	pm, err := strictObject(msg.Params, "name", "arguments")
+	if err == nil {
+		params.Arguments = pm["arguments"]
+		if json.Unmarshal(pm["name"], &params.Name) != nil {
+			err = errors.New("params.name is not a string")
+		}
+	}
+	if err != nil {
+		rt.refuse(r, "bad_request")
+		http.Error(w, "malformed or ambiguous tools/call params: "+err.Error(), http.StatusBadRequest)
+		return
+	}
 	setTool(r.Context(), params.Name)
 	ref, ok := pinOf(claims, params.Name)
 	if !ok {
@@ -206,46 +246,58 @@ func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	}
 	outcome := "ok"
 	var content any
+	answered := false
 	x.rewrite(func(m []byte) []byte {
-		var resp rpcMessage
-		if json.Unmarshal(m, &resp) != nil || !bytes.Equal(resp.ID, msg.ID) {
+		var violation []Failure
+		out, refused := rt.screen(r, msg.ID, m, func(resp *rpcMessage) []byte {
+			answered = true
+			if resp.Result == nil {
+				outcome = "tool_error"
+				return nil
+			}
+			result, err := strictObject(resp.Result, "isError", "structuredContent", "content")
+			isError := false
+			if err == nil && result["isError"] != nil && json.Unmarshal(result["isError"], &isError) != nil {
+				err = errors.New("isError is not a boolean")
+			}
+			if err != nil {
+				violation = []Failure{{Message: "result: " + err.Error()}}
+			} else if isError {
+				outcome = "tool_error"
+				return nil
+			} else if p.output == nil {
+				return nil
+			} else if sc := result["structuredContent"]; len(sc) == 0 || string(sc) == "null" {
+				// MCP: a tool declaring an outputSchema must return
+				// structured results conforming to it. Without them the
+				// result's content would go on unchecked.
+				violation = []Failure{{InstancePath: "", Keyword: "required", Message: "structuredContent: required by the outputSchema, missing"}}
+			} else if v, err := decodeArguments(sc); err != nil {
+				violation = []Failure{{Message: "structuredContent: " + err.Error()}}
+			} else if violation = check(p.output, v, "structuredContent"); len(violation) == 0 {
+				content = v
+				return nil
+			}
+			return errorMessage(msg.ID, rpcError{Code: codeInternal,
+				Message: summary(fmt.Sprintf("tool %s returned a result that breaks its outputSchema: ", params.Name), violation),
+				Data:    map[string]any{"tool": params.Name, "errors": violation}})
+		})
+		if !refused {
 			return nil
 		}
-		if resp.Result == nil {
-			outcome = "tool_error"
-			return nil
+		if violation != nil {
+			outcome = "output_violation"
+			rt.metrics.outputViolations.WithLabelValues(params.Name).Inc()
+			rt.cfg.Log.WarnContext(r.Context(), "result breaks the pinned outputSchema", "tool", params.Name, "version", ref.Version,
+				"digest", ref.Digest, "violation", violation[0].Message, "request_id", requestID(r.Context()))
+		} else if outcome != "output_violation" {
+			outcome = "upstream_error"
 		}
-		var result struct {
-			IsError           bool            `json:"isError"`
-			StructuredContent json.RawMessage `json:"structuredContent"`
-		}
-		_ = json.Unmarshal(resp.Result, &result)
-		if result.IsError {
-			outcome = "tool_error"
-			return nil
-		}
-		if p.output == nil || len(result.StructuredContent) == 0 || string(result.StructuredContent) == "null" {
-			return nil
-		}
-		sc, err := decodeArguments(result.StructuredContent)
-		var fs []Failure
-		if err != nil {
-			fs = []Failure{{Message: "structuredContent: " + err.Error()}}
-		} else {
-			fs = check(p.output, sc, "structuredContent")
-			content = sc
-		}
-		if len(fs) == 0 {
-			return nil
-		}
-		outcome = "output_violation"
-		rt.metrics.outputViolations.WithLabelValues(params.Name).Inc()
-		rt.cfg.Log.WarnContext(r.Context(), "result breaks the pinned outputSchema", "tool", params.Name, "version", ref.Version,
-			"digest", ref.Digest, "violation", fs[0].Message, "request_id", requestID(r.Context()))
-		return errorMessage(msg.ID, rpcError{Code: codeInternal,
-			Message: summary(fmt.Sprintf("tool %s returned a result that breaks its outputSchema: ", params.Name), fs),
-			Data:    map[string]any{"tool": params.Name, "errors": fs}})
+		return out
 	})
+	if !answered && outcome == "ok" {
+		outcome = "upstream_error" // no answer to the call: it did not run, as far as the router knows
+	}
 	if outcome == "ok" {
 		rt.order.done(step, content)
 	} else {

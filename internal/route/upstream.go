@@ -1,13 +1,13 @@
 package route
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 	"sync"
@@ -18,9 +18,11 @@ import (
 
 // forwardedHeaders are the only request headers passed upstream: the
 // client's token (Authorization) and cookies never are (MCP forbids token
-// passthrough), nor hop-by-hop headers.
+// passthrough), nor hop-by-hop headers, nor Last-Event-Id (no stream is
+// resumed through the router: a resumed stream's answers would pass
+// unchecked).
 var forwardedHeaders = []string{
-	"Accept", "Content-Type", "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-Id",
+	"Accept", "Content-Type", "Mcp-Protocol-Version", "Mcp-Session-Id",
 	verify.HeaderMcpMethod, verify.HeaderMcpName, "User-Agent",
 }
 
@@ -79,26 +81,47 @@ func (rt *Router) roundTrip(req *http.Request) (*exchange, error) {
 	if int64(len(body)) > rt.cfg.MaxResponseBytes {
 		return nil, fmt.Errorf("the upstream answered more than %d bytes", rt.cfg.MaxResponseBytes)
 	}
-	ct := resp.Header.Get("Content-Type")
-	return &exchange{status: resp.StatusCode, header: resp.Header, body: body, sse: strings.HasPrefix(ct, "text/event-stream")}, nil
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return &exchange{status: resp.StatusCode, header: resp.Header, body: body, sse: mt == "text/event-stream"}, nil
 }
 
-// write sends an exchange back to the client.
+// write sends an exchange back to the client, under the content type the
+// router read it as (a client must not read as SSE what the router read
+// as JSON, or the reverse).
 func (x *exchange) write(w http.ResponseWriter) {
 	for _, h := range returnedHeaders {
 		if v := x.header.Get(h); v != "" {
 			w.Header().Set(h, v)
 		}
 	}
+	switch {
+	case !x.ok():
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+	case x.sse:
+		w.Header().Set("Content-Type", "text/event-stream")
+	case len(bytes.TrimSpace(x.body)) > 0:
+		w.Header().Set("Content-Type", "application/json")
+	}
 	w.Header().Set("Content-Length", fmt.Sprint(len(x.body)))
 	w.WriteHeader(x.status)
 	_, _ = w.Write(x.body)
 }
 
-// rewrite applies f to every JSON-RPC message of the answer (the JSON
-// body, or each SSE event's data) and re-encodes the answer.
+// ok reports a 2xx answer: only those carry JSON-RPC messages (write
+// passes others on as plain text).
+func (x *exchange) ok() bool { return x.status >= 200 && x.status < 300 }
+
+// rewrite applies f to every JSON-RPC message of a 2xx answer (the JSON
+// body unless empty, or each SSE event's data) and re-encodes the answer.
 func (x *exchange) rewrite(f func(msg []byte) []byte) {
+	if !x.ok() {
+		return
+	}
 	if !x.sse {
+		if len(bytes.TrimSpace(x.body)) == 0 {
+			return
+		}
 		if out := f(x.body); out != nil {
 			x.body = out
 		}
@@ -116,39 +139,58 @@ func (x *exchange) rewrite(f func(msg []byte) []byte) {
 	x.body = out.Bytes()
 }
 
-// sseEvent is one server-sent event: its fields other than data, in order,
-// and its data.
+// sseEvent is one server-sent event: its event, id and retry fields, in
+// order, and its data.
 type sseEvent struct {
 	fields  []string
 	data    string
 	hasData bool
 }
 
+// splitEvents parses an SSE stream as the WHATWG algorithm clients use
+// does: an optional leading BOM, lines ended by CRLF, LF or CR, "name:
+// value" or a bare "name", comments and unknown fields ignored. The
+// router must see the events a client will: reading bare CRs or a BOM
+// differently would let an event through unchecked.
 func splitEvents(body []byte) []sseEvent {
+	s := strings.TrimPrefix(string(body), "\ufeff")
 	var events []sseEvent
 	var cur sseEvent
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 64<<10), len(body)+1)
+	var data []string
 	flush := func() {
 		if len(cur.fields) > 0 || cur.hasData {
+			cur.data = strings.Join(data, "\n")
 			events = append(events, cur)
 		}
-		cur = sseEvent{}
+		cur, data = sseEvent{}, nil
 	}
-	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		switch {
-		case line == "":
-			flush()
-		case strings.HasPrefix(line, "data:"):
-			d := strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")
-			if cur.hasData {
-				cur.data += "\n" + d
+	for len(s) > 0 {
+		i := strings.IndexAny(s, "\r\n")
+		line := s
+		if i < 0 {
+			s = ""
+		} else {
+			line = s[:i]
+			if strings.HasPrefix(s[i:], "\r\n") {
+				s = s[i+2:]
 			} else {
-				cur.data, cur.hasData = d, true
+				s = s[i+1:]
 			}
-		default:
-			cur.fields = append(cur.fields, line)
+		}
+		if line == "" {
+			flush()
+			continue
+		}
+		name, value, found := strings.Cut(line, ":")
+		if found {
+			value = strings.TrimPrefix(value, " ")
+		}
+		switch name {
+		case "data":
+			data = append(data, value)
+			cur.hasData = true
+		case "event", "id", "retry":
+			cur.fields = append(cur.fields, name+": "+value)
 		}
 	}
 	flush()
@@ -169,6 +211,9 @@ func (ev sseEvent) write(out *bytes.Buffer) {
 
 // messages are the JSON-RPC messages of an answer.
 func (x *exchange) messages() [][]byte {
+	if !x.ok() {
+		return nil
+	}
 	if !x.sse {
 		return [][]byte{x.body}
 	}
@@ -252,8 +297,7 @@ func (rt *Router) listUpstream(ctx context.Context, client *http.Request) (map[s
 		}
 		var result *listResult
 		for _, m := range x.messages() {
-			var msg rpcMessage
-			if json.Unmarshal(m, &msg) == nil && string(msg.ID) == `"typeward-route-list"` && msg.Result != nil {
+			if msg, err := parseMessage(m); err == nil && string(msg.ID) == `"typeward-route-list"` && msg.Result != nil {
 				result = &listResult{}
 				if err := json.Unmarshal(msg.Result, result); err != nil {
 					return nil, fmt.Errorf("listing the upstream's tools: %w", err)

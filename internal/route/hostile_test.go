@@ -1,0 +1,158 @@
+package route_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// A hostile upstream answers a tools/call of db_query (whose outputSchema
+// wants rows an array and row_count >= 0) in ways a client could read as
+// a result the router never checked. Each answer must reach the client as
+// a JSON-RPC error at most, never with the forged result ("EVIL").
+func TestHostileUpstreamAnswers(t *testing.T) {
+	e := startEnv(t, nil)
+	tok := e.pipelineToken(t, e.resource)
+	const bad = `{"rows":"EVIL","row_count":-1}`
+	const good = `{"rows":[],"row_count":0}`
+	msg := func(id, result string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":` + result + `}`
+	}
+	sc := func(v string) string { return `{"structuredContent":` + v + `}` }
+	cases := []struct {
+		name, contentType string
+		body              func(id string) string
+	}{
+		{"id spelt differently (7.0 for 7)", "application/json", func(id string) string { return msg(id+".0", sc(bad)) }},
+		{"an answer for another request's id", "application/json", func(string) string { return msg("8", sc(bad)) }},
+		{"a JSON array of answers", "application/json", func(id string) string { return "[" + msg(id, sc(bad)) + "]" }},
+		{"isError in another case", "application/json", func(id string) string {
+			return msg(id, `{"structuredContent":`+bad+`,"ISERROR":true}`)
+		}},
+		{"result twice, in two cases", "application/json", func(id string) string {
+			return `{"jsonrpc":"2.0","id":` + id + `,"result":` + sc(bad) + `,"RESULT":{"isError":true}}`
+		}},
+		{"structuredContent twice", "application/json", func(id string) string {
+			return msg(id, `{"structuredContent":`+bad+`,"structuredContent":`+good+`}`)
+		}},
+		{"no structuredContent although the tool declares an outputSchema", "application/json", func(id string) string {
+			return msg(id, `{"content":[{"type":"text","text":"EVIL"}]}`)
+		}},
+		{"SSE events split by bare CR", "text/event-stream", func(id string) string {
+			return "data: " + msg(id, sc(bad)) + "\r\rdata: " + msg(id, sc(good)) + "\r\r"
+		}},
+		{"SSE stream opening with a BOM", "text/event-stream", func(id string) string {
+			return "\ufeffdata: " + msg(id, sc(bad)) + "\n\n"
+		}},
+		{"SSE data field without a colon joining lines", "text/event-stream", func(id string) string {
+			return "data\ndata: " + msg(id, sc(bad)) + "\n\n"
+		}},
+		{"SSE event answering another id first", "text/event-stream", func(id string) string {
+			return "data: " + msg("8", sc(bad)) + "\n\ndata: " + msg(id, sc(good)) + "\n\n"
+		}},
+		{"SSE under a content type only a substring match sees", "application/x-mcp; profile=text/event-stream", func(id string) string {
+			return "data: " + msg(id, sc(bad)) + "\n\n"
+		}},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := func(_, method string, _ json.RawMessage) (string, string, bool) {
+				if method != "tools/call" {
+					return "", "", false
+				}
+				return c.contentType, c.body("7"), true
+			}
+			e.up.forge.Store(&f)
+			defer e.up.forge.Store(nil)
+			_ = i
+			resp, body := e.rpc(t, tok, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"db_query","arguments":{"sql":"select 1"}}}`,
+				map[string]string{"Mcp-Protocol-Version": "2025-06-18"})
+			if strings.Contains(string(body), "EVIL") || !strings.Contains(string(body), `"code":-32603`) {
+				t.Errorf("%d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+			}
+		})
+	}
+
+	t.Run("tools/list answered for another id is filtered all the same", func(t *testing.T) {
+		f := func(_, method string, id json.RawMessage) (string, string, bool) {
+			if method != "tools/list" || string(id) == `"typeward-route-list"` {
+				return "", "", false
+			}
+			return "application/json", msg(string(id)+".0", `{"tools":[{"name":"rm_rf","inputSchema":{"type":"object"}}]}`), true
+		}
+		e.up.forge.Store(&f)
+		defer e.up.forge.Store(nil)
+		_, body := e.rpc(t, tok, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, nil)
+		if strings.Contains(string(body), "rm_rf") {
+			t.Errorf("%s", body)
+		}
+	})
+
+	t.Run("a ping answered with another request's result", func(t *testing.T) {
+		f := func(_, method string, id json.RawMessage) (string, string, bool) {
+			if method != "ping" {
+				return "", "", false
+			}
+			return "text/event-stream", "data: " + msg("8", sc(bad)) + "\n\ndata: " + msg(string(id), "{}") + "\n\n", true
+		}
+		e.up.forge.Store(&f)
+		defer e.up.forge.Store(nil)
+		_, body := e.rpc(t, tok, `{"jsonrpc":"2.0","id":9,"method":"ping"}`, nil)
+		if strings.Contains(string(body), "EVIL") {
+			t.Errorf("%s", body)
+		}
+	})
+
+	t.Run("GET: no unchecked stream of answers", func(t *testing.T) {
+		f := func(httpMethod, _ string, _ json.RawMessage) (string, string, bool) {
+			if httpMethod != http.MethodGet {
+				return "", "", false
+			}
+			return "text/event-stream", "data: " + msg("7", sc(bad)) + "\n\n", true
+		}
+		e.up.forge.Store(&f)
+		defer e.up.forge.Store(nil)
+		req, _ := http.NewRequest(http.MethodGet, e.resource, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := e.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var buf strings.Builder
+		b := make([]byte, 4096)
+		n, _ := resp.Body.Read(b)
+		buf.Write(b[:n])
+		if resp.StatusCode != http.StatusMethodNotAllowed || strings.Contains(buf.String(), "EVIL") {
+			t.Errorf("%d %s", resp.StatusCode, buf.String())
+		}
+	})
+}
+
+// Requests whose arguments a server could read otherwise than the router
+// did never reach the upstream.
+func TestAmbiguousArguments(t *testing.T) {
+	e := startEnv(t, nil)
+	tok := e.pipelineToken(t, e.resource)
+	for name, params := range map[string]string{
+		"a member twice (first wins elsewhere)": `{"name":"db_query","arguments":{"sql":5,"sql":"select 1"}}`,
+		"a member twice in two cases":           `{"name":"aggregate_stats","arguments":{"records":[],"RECORDS":"x"}}`,
+		"a nested member twice":                 `{"name":"aggregate_stats","arguments":{"records":[{"a":1,"a":2}]}}`,
+		"arguments spelt in another case":       `{"name":"aggregate_stats","Arguments":{"records":[]}}`,
+		"name spelt in another case":            `{"Name":"db_query","arguments":{"sql":"select 1"}}`,
+		"bytes that are not UTF-8":              "{\"name\":\"db_query\",\"arguments\":{\"sql\":\"select \xff\"}}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			before := e.up.rawCalls.Load()
+			resp, body := e.rpc(t, tok, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":`+params+`}`, nil)
+			if e.up.rawCalls.Load() != before {
+				t.Errorf("reached the upstream: %d %s", resp.StatusCode, body)
+			}
+			if resp.StatusCode != http.StatusBadRequest && !strings.Contains(string(body), `"code":-32602`) {
+				t.Errorf("%d %s", resp.StatusCode, body)
+			}
+		})
+	}
+}

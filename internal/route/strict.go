@@ -1,0 +1,139 @@
+package route
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The router must read a message as every peer behind or before it will.
+// JSON parsers disagree on a member given twice (first or last wins, or
+// an error) and on case: Go's encoding/json matches member names without
+// regard to case, most others exactly. So the messages the router acts on
+// are read strictly: UTF-8 only, no object with a member twice (names
+// compared folded) at any depth, and a member the router reads must be
+// spelt exactly (a "RESULT" or "isError" in another case is refused, not
+// ignored by one peer and obeyed by another).
+
+// errAmbiguous is a message peers could read differently.
+var errAmbiguous = errors.New("ambiguous JSON")
+
+// checkStrict refuses data unless it is UTF-8 and no object in it, at any
+// depth, has a member twice. It walks the tokens iteratively: its cost is
+// linear, whatever the nesting.
+func checkStrict(data []byte) error {
+	if !utf8.Valid(data) {
+		return fmt.Errorf("%w: not UTF-8", errAmbiguous)
+	}
+	type frame struct {
+		keys map[string]struct{} // nil for an array
+		key  bool                // an object expecting a member name
+	}
+	var stack []*frame
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].keys != nil {
+			stack[n-1].key = true
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %v", errAmbiguous, err)
+		}
+		if n := len(stack); n > 0 && stack[n-1].key {
+			top := stack[n-1]
+			if tok == json.Delim('}') {
+				stack = stack[:n-1]
+				valueDone()
+				continue
+			}
+			name, _ := tok.(string)
+			k := foldKey(name)
+			if _, dup := top.keys[k]; dup {
+				return fmt.Errorf("%w: member %q appears twice in an object", errAmbiguous, name)
+			}
+			top.keys[k], top.key = struct{}{}, false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{keys: map[string]struct{}{}, key: true})
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+		case json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
+}
+
+// strictObject is a JSON object's members by exact name: data must be one
+// object passing checkStrict, and no member's name may fold to one of
+// known without being it.
+func strictObject(data []byte, known ...string) (map[string]json.RawMessage, error) {
+	if err := checkStrict(data); err != nil {
+		return nil, err
+	}
+	b := bytes.TrimSpace(data)
+	if len(b) == 0 || b[0] != '{' {
+		return nil, fmt.Errorf("%w: not a JSON object", errAmbiguous)
+	}
+	var out map[string]json.RawMessage
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("%w: %v", errAmbiguous, err)
+	}
+	for name := range out {
+		for _, k := range known {
+			if name != k && foldKey(name) == foldKey(k) {
+				return nil, fmt.Errorf("%w: member %q, not %q", errAmbiguous, name, k)
+			}
+		}
+	}
+	return out, nil
+}
+
+// foldKey maps s to one representative of its case-folding class, as
+// verify does: each rune becomes the least rune of its simple folding
+// orbit ("K", "k" and the Kelvin sign all become "K").
+func foldKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, s)
+}
+
+// rpcMembers are the members of a JSON-RPC message the router reads.
+var rpcMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// parseMessage reads one JSON-RPC message strictly.
+func parseMessage(data []byte) (*rpcMessage, error) {
+	obj, err := strictObject(data, rpcMembers...)
+	if err != nil {
+		return nil, err
+	}
+	msg := &rpcMessage{ID: obj["id"], Params: obj["params"], Result: obj["result"], Error: obj["error"]}
+	if raw, ok := obj["method"]; ok {
+		if json.Unmarshal(raw, &msg.Method) != nil {
+			return nil, fmt.Errorf("%w: method is not a string", errAmbiguous)
+		}
+	}
+	if raw, ok := obj["jsonrpc"]; ok {
+		_ = json.Unmarshal(raw, &msg.JSONRPC)
+	}
+	msg.members = obj
+	return msg, nil
+}
