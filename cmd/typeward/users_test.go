@@ -19,7 +19,7 @@ func TestUsersAdd(t *testing.T) {
 		t.Fatalf("add: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	password := strings.TrimSpace(strings.TrimPrefix(strings.Split(stdout, "\n")[1], "password: "))
-	if _, _, err := users.SignIn(context.Background(), postgres.NewUsers(db), "bob", password, timeNow()); err != nil {
+	if _, _, err := users.SignIn(context.Background(), postgres.NewUsers(db), users.NewThrottle(), "bob", password, "127.0.0.1", timeNow()); err != nil {
 		t.Errorf("sign-in with the printed password: %v", err)
 	}
 	env["TYPEWARD_CONSOLE_PASSWORD"] = "a chosen password"

@@ -56,6 +56,9 @@ type Config struct {
 	Audit     audit.Store
 	// Revalidator checks a composition again when a person approves it.
 	Revalidator approval.Revalidator
+	// SignIns throttles failed sign-ins per (user, address) and per
+	// address (nil: a throttle of the console's own).
+	SignIns *users.Throttle
 	// Secure marks cookies Secure (the issuer is https).
 	Secure bool
 	Log    *slog.Logger
@@ -75,6 +78,9 @@ func New(cfg Config) http.Handler {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.SignIns == nil {
+		cfg.SignIns = users.NewThrottle()
 	}
 	c := &console{cfg: cfg, pages: map[string]*template.Template{},
 		draw: &drawer{validator: cfg.Validator, registry: cfg.Registry}}
@@ -196,14 +202,17 @@ func (c *console) signinPage(w http.ResponseWriter, r *http.Request) {
 
 // signin checks the login form's CSRF token against the pre-session
 // cookie (so another site cannot sign a browser in), then the password
-// under the store's backoff.
+// under the throttle: per (user, address), per address (r.RemoteAddr, which
+// the router has set from X-Forwarded-For behind a trusted proxy) and per
+// user.
 func (c *console) signin(w http.ResponseWriter, r *http.Request) {
 	pre, err := r.Cookie(preSessionCookie)
 	if err != nil || !sameToken(r.PostFormValue("csrf"), pre.Value) {
 		c.render(w, r, http.StatusForbidden, "signin", map[string]any{"Error": "The sign-in form is stale or forged (CSRF token mismatch); reload the page."})
 		return
 	}
-	sess, token, err := users.SignIn(r.Context(), c.cfg.Users, r.PostFormValue("username"), r.PostFormValue("password"), c.cfg.Now())
+	sess, token, err := users.SignIn(r.Context(), c.cfg.Users, c.cfg.SignIns, r.PostFormValue("username"), r.PostFormValue("password"),
+		r.RemoteAddr, c.cfg.Now())
 	var te *users.ThrottledError
 	switch {
 	case errors.As(err, &te):

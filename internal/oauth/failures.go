@@ -2,10 +2,9 @@ package oauth
 
 import (
 	"context"
-	"net"
-	"net/netip"
 	"time"
 
+	"github.com/typeward/typeward/internal/addrkey"
 	"github.com/typeward/typeward/internal/clients"
 )
 
@@ -35,30 +34,10 @@ const ReasonTooManyFailures = "too_many_failures"
 type remoteAddrKey struct{}
 
 // WithRemoteAddr tells the Service the network address a request came
-// from ("host:port" or a bare host), for the per-address failure limit.
+// from ("host:port" or a bare host), for the per-address failure limit,
+// which counts it as addrkey.Of does (an IPv6 address as its /64).
 func WithRemoteAddr(ctx context.Context, addr string) context.Context {
-	if host, _, err := net.SplitHostPort(addr); err == nil {
-		addr = host
-	}
-	return context.WithValue(ctx, remoteAddrKey{}, addressKey(addr))
-}
-
-// addressKey is what the per-address failure limit counts an address
-// under: an IPv4 address alone (an IPv4-mapped IPv6 address as the IPv4
-// address it maps), an IPv6 address as its /64, since a host is handed a
-// whole /64 and may send from any address in it (privacy addresses): per
-// address, one IPv6 host would have 2^64 fresh buckets. Anything that
-// does not parse as an address is kept as it is.
-func addressKey(addr string) string {
-	a, err := netip.ParseAddr(addr)
-	if err != nil {
-		return addr
-	}
-	a = a.Unmap().WithZone("")
-	if a.Is4() {
-		return a.String()
-	}
-	return netip.PrefixFrom(a, 64).Masked().String()
+	return context.WithValue(ctx, remoteAddrKey{}, addrkey.Of(addr))
 }
 
 func remoteAddr(ctx context.Context) string {

@@ -140,23 +140,3 @@ func TestFailureLimitsAreSeparate(t *testing.T) {
 		t.Errorf("app with its secret from the same address: %v", err)
 	}
 }
-
-// TestAddressKey: the per-address failure limit counts an IPv6 address as
-// its /64 and an IPv4 address (mapped or not) alone.
-func TestAddressKey(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"192.0.2.1", "192.0.2.1"},
-		{"::ffff:192.0.2.1", "192.0.2.1"},
-		{"2001:db8:1:2::1", "2001:db8:1:2::/64"},
-		{"2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"},
-		{"2001:db8:1:3::1", "2001:db8:1:3::/64"},
-		{"fe80::1%eth0", "fe80::/64"},
-		{"::1", "::/64"},
-		{"not-an-address", "not-an-address"},
-		{"", ""},
-	} {
-		if got := addressKey(tc.in); got != tc.want {
-			t.Errorf("addressKey(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}

@@ -18,7 +18,7 @@ var (
 	ErrThrottled = errors.New("too many failed sign-ins; wait before trying again")
 )
 
-// ThrottledError says until when sign-ins of a user are refused.
+// ThrottledError says until when a sign-in is refused.
 type ThrottledError struct{ RetryAt time.Time }
 
 func (e *ThrottledError) Error() string { return ErrThrottled.Error() }
@@ -27,39 +27,35 @@ func (e *ThrottledError) Unwrap() error { return ErrThrottled }
 // SessionTTL is how long a console session lasts.
 const SessionTTL = 8 * time.Hour
 
-// freeFailures are the failures before any wait; then the wait doubles
-// from one second up to maxLock.
-const (
-	freeFailures = 3
-	maxLock      = 15 * time.Minute
-)
-
-// Backoff is the wait after the n-th consecutive failure.
-func Backoff(n int) time.Duration {
-	if n < freeFailures {
-		return 0
-	}
-	d := time.Second << min(n-freeFailures, 20)
-	return min(d, maxLock)
-}
-
 // dummyHash is verified against for unknown users, so that a sign-in
 // takes as long whether or not the name exists.
 var dummyHash = HashPassword("typeward dummy password")
 
-// SignIn checks a person's credentials under the backoff and, on success,
-// opens a session: it returns the session and its token, which only the
-// browser's cookie holds.
-func SignIn(ctx context.Context, s Store, name, password string, now time.Time) (*Session, string, error) {
+// SignIn checks a person's credentials, from the remote address the
+// request came from ("host:port" or a host), under the throttle's per
+// (user, address) and per address backoffs and the store's per-user
+// delay, and on success opens a session: it returns the session and its
+// token, which only the browser's cookie holds. Failures from one
+// address never refuse the same user signing in from another; an
+// unknown name is throttled as a known one is, so a 429 does not say
+// which names exist.
+func SignIn(ctx context.Context, s Store, t *Throttle, name, password, remote string, now time.Time) (*Session, string, error) {
+	a := newAttempt(name, remote)
+	retryAt, known := t.check(a, now)
+	if !retryAt.IsZero() {
+		return nil, "", &ThrottledError{RetryAt: retryAt}
+	}
 	u, err := s.Get(ctx, name)
 	if errors.Is(err, ErrNotFound) || ValidateName(name) != nil || len(password) > MaxPasswordLen {
 		_, _ = VerifyPassword(password, dummyHash)
+		t.fail(a, now)
 		return nil, "", ErrBadCredentials
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	if now.Before(u.LockedUntil) {
+	// The per-user delay spares the addresses the user signed in from.
+	if !known && now.Before(u.LockedUntil) {
 		return nil, "", &ThrottledError{RetryAt: u.LockedUntil}
 	}
 	ok, err := VerifyPassword(password, u.PasswordHash)
@@ -67,11 +63,13 @@ func SignIn(ctx context.Context, s Store, name, password string, now time.Time) 
 		return nil, "", fmt.Errorf("user %s: %w", name, err)
 	}
 	if !ok {
-		if _, err := s.RecordFailure(ctx, name, func(n int) time.Time { return now.Add(Backoff(n)) }); err != nil {
+		t.fail(a, now)
+		if _, err := s.RecordFailure(ctx, name, func(n int) time.Time { return now.Add(Backoff(n, UserFree, UserMaxWait)) }); err != nil {
 			return nil, "", err
 		}
 		return nil, "", ErrBadCredentials
 	}
+	t.succeed(a)
 	if u.FailedSignIns > 0 {
 		if err := s.ResetFailures(ctx, name); err != nil {
 			return nil, "", err

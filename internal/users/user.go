@@ -1,6 +1,7 @@
 // Package users holds the people who sign in to the console: approvers,
 // who decide backchannel requests, and operators, who watch. Passwords
-// are kept as argon2id hashes; repeated failed sign-ins back off; sessions
+// are kept as argon2id hashes; failed sign-ins are throttled per (user,
+// address), per address and, only by a short delay, per user; sessions
 // are random tokens of which the store keeps only a hash.
 package users
 
@@ -43,8 +44,10 @@ type User struct {
 	Role         Role
 	PasswordHash string // PHC-encoded argon2id
 	CreatedAt    time.Time
-	// FailedSignIns counts failures since the last success; the next
-	// attempt is refused until LockedUntil.
+	// FailedSignIns counts failures since the last success, from any
+	// address; past UserFree, an attempt from an address the user has not
+	// signed in from is refused until LockedUntil (at most UserMaxWait
+	// after the last failure).
 	FailedSignIns int
 	LockedUntil   time.Time
 }
