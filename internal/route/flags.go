@@ -33,7 +33,7 @@ func ParseFlags(args []string, usage io.Writer) (*Command, error) {
 	fs.StringVar(&c.RegistryURL, "registry-url", "", "base `URL` of typeward's public registry endpoint (default: the issuer)")
 	fs.BoolVar(&c.EnforceOrder, "enforce-order", false, "run a node only after every node feeding it ran under the same token (state per router, in memory)")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", DefaultMaxBodyBytes, "largest request body")
-	fs.Int64Var(&c.MaxResponseBytes, "max-response-bytes", DefaultMaxResponseBytes, "largest upstream answer to a tools/call or tools/list")
+	fs.Int64Var(&c.MaxResponseBytes, "max-response-bytes", DefaultMaxResponseBytes, "largest upstream answer (each is read whole and checked before it is passed on)")
 	fs.IntVar(&c.MaxHeaderBytes, "max-header-bytes", DefaultMaxHeaderBytes, "largest request header block")
 	fs.DurationVar(&c.UpstreamTimeout, "upstream-timeout", DefaultUpstreamTimeout, "time limit of each upstream exchange")
 	fs.DurationVar(&c.ListTTL, "list-ttl", DefaultListTTL, "how long the upstream's tools/list is trusted before digests are compared again (0: every call)")

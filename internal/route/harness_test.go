@@ -107,6 +107,7 @@ func registryTools(t testing.TB) map[string][2]string {
 var extraTools = map[string][2]string{
 	"list_users": {`{"type":"object"}`, `{"type":"object","properties":{"users":{"type":"array","items":{"type":"object","properties":{"email":{"type":"string"}},"required":["email"]}}},"required":["users"]}`},
 	"notify":     {`{"type":"object","properties":{"to":{"type":"string"}},"required":["to"]}`, ``},
+	"sum_ints":   {`{"type":"object","properties":{"xs":{"type":"array","items":{"type":"integer"}}},"required":["xs"]}`, `{"type":"object","properties":{"total":{"type":"integer"}},"required":["total"]}`},
 }
 
 // startUpstream runs the go-sdk MCP server (stateless Streamable HTTP):
@@ -124,6 +125,7 @@ func startUpstream(t testing.TB, opts *mcp.StreamableHTTPOptions) *upstream {
 		"aggregate_stats": `{"summary":"2 regions, 7 in all","count":2}`,
 		"email_send":      `{"message_id":"m-1"}`,
 		"transform_csv":   `{"csv":"a,b\n"}`,
+		"sum_ints":        `{"total":2101}`,
 	}
 	build := func(*http.Request) *mcp.Server {
 		s := mcp.NewServer(&mcp.Implementation{Name: "upstream", Version: "1"}, nil)

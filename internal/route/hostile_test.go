@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A hostile upstream answers a tools/call of db_query (whose outputSchema
@@ -154,5 +155,42 @@ func TestAmbiguousArguments(t *testing.T) {
 				t.Errorf("%d %s", resp.StatusCode, body)
 			}
 		})
+	}
+}
+
+// Numbers whose exponent makes them costly: the validator turns each into
+// a big.Rat to check "integer" (1e-999999 takes ~20 ms), so 100 KB of them
+// would hold a CPU for minutes. They are refused before any schema sees
+// them, in arguments and in results alike.
+func TestCostlyNumbers(t *testing.T) {
+	e := startEnv(t, nil)
+	tok := e.compositionToken(t, e.resource, `{"nodes":[{"id":"n","tool":"sum_ints"}],"edges":[]}`)
+	nums := strings.TrimSuffix(strings.Repeat("1e-999999,", 2000), ",")
+	before := e.up.rawCalls.Load()
+	start := time.Now()
+	resp, body := e.rpc(t, tok, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sum_ints","arguments":{"xs":[`+nums+`]}}}`, nil)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("the router spent %v on 2000 numbers", d)
+	}
+	if e.up.rawCalls.Load() != before || (resp.StatusCode != http.StatusBadRequest && !strings.Contains(string(body), `"code":-32602`)) {
+		t.Errorf("%d %.300s", resp.StatusCode, body)
+	}
+	// An ordinary call still passes, and so does an exponent of ordinary size.
+	resp, body = e.rpc(t, tok, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sum_ints","arguments":{"xs":[1,2e3,-0,1E+2]}}}`, nil)
+	if !strings.Contains(string(body), `"total"`) {
+		t.Errorf("%d %s", resp.StatusCode, body)
+	}
+	f := func(_, method string, id json.RawMessage) (string, string, bool) {
+		if method != "tools/call" {
+			return "", "", false
+		}
+		return "application/json", `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"structuredContent":{"total":[` + nums + `]}}}`, true
+	}
+	e.up.forge.Store(&f)
+	defer e.up.forge.Store(nil)
+	start = time.Now()
+	_, body = e.rpc(t, tok, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sum_ints","arguments":{"xs":[1]}}}`, nil)
+	if d := time.Since(start); d > 2*time.Second || !strings.Contains(string(body), `"code":-32603`) {
+		t.Errorf("%v %.300s", d, body)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -41,6 +42,7 @@ func checkStrict(data []byte) error {
 		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -73,9 +75,36 @@ func checkStrict(data []byte) error {
 			stack = stack[:len(stack)-1]
 			valueDone()
 		default:
+			if n, ok := tok.(json.Number); ok {
+				if err := checkNumber(n); err != nil {
+					return err
+				}
+			}
 			valueDone()
 		}
 	}
+}
+
+// checkNumber refuses a number outside float64's range: past its largest
+// magnitude (1e400: Infinity to JavaScript, an error to Go, exact to the
+// validator) or so small it reads as 0 (1e-400). Peers read those
+// differently, and their exponents are what makes the validator's exact
+// arithmetic costly (1e999999 or 1e-999999 take ~20 ms each as a big.Rat,
+// and the "integer" check makes one of every number).
+func checkNumber(n json.Number) error {
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || (f == 0 && strings.ContainsAny(mantissa(string(n)), "123456789")) {
+		return fmt.Errorf("%w: number %.40s is outside the range of a 64-bit float", errAmbiguous, n)
+	}
+	return nil
+}
+
+// mantissa is a JSON number's digits before its exponent.
+func mantissa(n string) string {
+	if i := strings.IndexAny(n, "eE"); i >= 0 {
+		return n[:i]
+	}
+	return n
 }
 
 // strictObject is a JSON object's members by exact name: data must be one
