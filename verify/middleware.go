@@ -23,6 +23,7 @@ func ClaimsFromContext(ctx context.Context) (*Claims, bool) {
 // the tool the request calls:
 //
 //   - no bearer token: 401 with a WWW-Authenticate challenge (RFC 6750);
+//   - more than one Authorization header: 400, error="invalid_request";
 //   - a token Verify refuses: 401, error="invalid_token";
 //   - a request that does not say clearly which tool it calls: 400 (413
 //     for a body over MaxBodyBytes);
@@ -32,6 +33,12 @@ func ClaimsFromContext(ctx context.Context) (*Claims, bool) {
 // valid token. The next handler finds the claims with ClaimsFromContext.
 func (v *Verifier) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.Header.Values("Authorization")) > 1 {
+			// Proxies disagree on which one counts: as ambiguous as a
+			// header contradicting the body (RFC 6750 section 3.1).
+			v.challenge(w, http.StatusBadRequest, "invalid_request", "more than one Authorization header", "")
+			return
+		}
 		token, ok := bearer(r)
 		if !ok {
 			v.challenge(w, http.StatusUnauthorized, "", "", "")

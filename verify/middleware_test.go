@@ -50,6 +50,10 @@ func TestMiddleware(t *testing.T) {
 		{"tool not in the token", "Bearer " + tok, call("rm_rf"), 403,
 			`Bearer realm="mcp", ` + meta + `, error="insufficient_scope", error_description="the token does not allow tool 'rm_rf'", scope="mcp:tool:rm_rf"`},
 		{"header smuggling", "Bearer " + tok, call("rm_rf"), 400, ""},
+		// Proxies disagree on which of two Authorization headers counts
+		// (RFC 6750 allows one way of sending a token per request).
+		{"two Authorization headers", "Bearer " + tok, call("db_query"), 400,
+			`Bearer realm="mcp", ` + meta + `, error="invalid_request", error_description="more than one Authorization header"`},
 		{"body too large", "Bearer " + tok, `{"method":"tools/call","params":{"name":"db_query","pad":"` + strings.Repeat("x", 5000) + `"}}`, 413, ""},
 	}
 	for _, tc := range tests {
@@ -58,6 +62,9 @@ func TestMiddleware(t *testing.T) {
 			r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(tc.body))
 			if tc.auth != "" {
 				r.Header.Set("Authorization", tc.auth)
+			}
+			if tc.name == "two Authorization headers" {
+				r.Header.Add("Authorization", "Bearer x.y.z")
 			}
 			if tc.name == "header smuggling" {
 				r.Header.Set("Mcp-Name", "db_query")

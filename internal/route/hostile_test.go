@@ -194,3 +194,34 @@ func TestCostlyNumbers(t *testing.T) {
 		t.Errorf("%v %.300s", d, body)
 	}
 }
+
+// MCP: a server must validate Origin (DNS rebinding) and answer 403 when
+// it is present and not allowed. The router allows its own origin only.
+func TestOriginChecked(t *testing.T) {
+	e := startEnv(t, nil)
+	tok := e.pipelineToken(t, e.resource)
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	own := strings.TrimSuffix(e.resource, "/mcp")
+	for origin, want := range map[string]int{
+		"":                    http.StatusOK,
+		own:                   http.StatusOK,
+		strings.ToUpper(own):  http.StatusOK,
+		"http://evil.example": http.StatusForbidden,
+		"null":                http.StatusForbidden,
+		own + ".evil.example": http.StatusForbidden,
+		"https" + own[4:]:     http.StatusForbidden,
+	} {
+		before := e.up.requests.Load()
+		h := map[string]string{}
+		if origin != "" {
+			h["Origin"] = origin
+		}
+		resp, body := e.rpc(t, tok, ping, h)
+		if resp.StatusCode != want {
+			t.Errorf("Origin %q: %d %s", origin, resp.StatusCode, body)
+		}
+		if want == http.StatusForbidden && e.up.requests.Load() != before {
+			t.Errorf("Origin %q reached the upstream", origin)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -18,6 +19,7 @@ type Router struct {
 	upstream *url.URL
 	mcpPath  string // the resource URI's path, where MCP is served
 	metaURL  string // this router's RFC 9728 metadata URL
+	origin   string // the resource URI's origin, the one Origin allowed
 	verifier *verify.Verifier
 	schemas  *schemaCache
 	live     *liveTools
@@ -34,7 +36,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	}
 	up, _ := url.Parse(cfg.Upstream)
 	res, _ := url.Parse(cfg.Resource)
-	rt := &Router{cfg: cfg, upstream: up, mcpPath: res.EscapedPath(), metrics: newMetrics()}
+	rt := &Router{cfg: cfg, upstream: up, mcpPath: res.EscapedPath(), metrics: newMetrics(), origin: originOf(res)}
 	if rt.mcpPath == "" {
 		rt.mcpPath = "/"
 	}
@@ -65,7 +67,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	if rt.mcpPath != "/" {
 		mux.HandleFunc("GET /.well-known/oauth-protected-resource"+strings.TrimSuffix(rt.mcpPath, "/"), rt.serveMetadata)
 	}
-	mux.Handle(rt.mcpPath, http.MaxBytesHandler(v.Middleware(http.HandlerFunc(rt.serveMCP)), cfg.MaxBodyBytes+1))
+	mux.Handle(rt.mcpPath, rt.checkOrigin(http.MaxBytesHandler(v.Middleware(http.HandlerFunc(rt.serveMCP)), cfg.MaxBodyBytes+1)))
 	rt.handler = rt.observe(mux)
 	return rt, nil
 }
@@ -118,4 +120,34 @@ func discoverJWKS(ctx context.Context, client *http.Client, issuer string) (stri
 		return "", fmt.Errorf("route: the metadata at %s names issuer %q and jwks_uri %q; want issuer %q and a jwks_uri", u, meta.Issuer, meta.JWKSURI, issuer)
 	}
 	return meta.JWKSURI, nil
+}
+
+// checkOrigin answers 403 to a request whose Origin header is present and
+// not the resource's own origin: MCP requires servers to validate Origin
+// against DNS rebinding (a page whose name now resolves to the router
+// sends its own origin).
+func (rt *Router) checkOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		vs := r.Header.Values("Origin")
+		if len(vs) == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		u, err := url.Parse(vs[0])
+		if len(vs) > 1 || err != nil || u.Host == "" || originOf(u) != rt.origin {
+			rt.refuse(r, "origin")
+			http.Error(w, "Origin not allowed: typeward route accepts requests from its own origin only", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// originOf is u's origin, lowercased, with the scheme's default port.
+func originOf(u *url.URL) string {
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
 }
