@@ -225,3 +225,26 @@ func TestOriginChecked(t *testing.T) {
 		}
 	}
 }
+
+// A composition token authorizes tools: methods reaching anything else of
+// the upstream (resources, prompts, completions, tasks, whose tasks/result
+// would carry a tool's result unchecked) are refused, never forwarded.
+func TestOnlyToolMethods(t *testing.T) {
+	e := startEnv(t, nil)
+	tok := e.pipelineToken(t, e.resource)
+	for _, method := range []string{"resources/read", "resources/list", "resources/templates/list", "resources/subscribe",
+		"prompts/get", "prompts/list", "completion/complete", "tasks/result", "tasks/get", "tasks/list", "sampling/createMessage", "x/custom"} {
+		before := e.up.requests.Load()
+		resp, body := e.rpc(t, tok, `{"jsonrpc":"2.0","id":5,"method":"`+method+`","params":{"uri":"file:///etc/passwd","name":"p","taskId":"t"}}`, nil)
+		if e.up.requests.Load() != before || !strings.Contains(string(body), `"code":-32601`) || !strings.Contains(string(body), `"id":5`) {
+			t.Errorf("%s: %d %s (upstream requests %d -> %d)", method, resp.StatusCode, body, before, e.up.requests.Load())
+		}
+	}
+	for _, m := range []string{`{"jsonrpc":"2.0","id":6,"method":"ping"}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`} {
+		before := e.up.requests.Load()
+		resp, body := e.rpc(t, tok, m, nil)
+		if e.up.requests.Load() != before+1 || resp.StatusCode >= 300 {
+			t.Errorf("%s: %d %s", m, resp.StatusCode, body)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 // JSON-RPC error codes the router answers with.
 const (
 	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601 // a method the router does not pass on
 	codeInvalidParams  = -32602 // arguments break the pinned inputSchema: repairable
 	codeInternal       = -32603 // the result broke the pinned outputSchema
 	// Server-defined codes (-32000 to -32099).

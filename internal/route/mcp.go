@@ -56,8 +56,26 @@ func (rt *Router) serveMCP(w http.ResponseWriter, r *http.Request) {
 	case "tools/list":
 		rt.list(ctx, w, r, claims, msg, body)
 	default:
+		if msg.Method != "" && !passedMethod(msg.Method) {
+			rt.refuse(r, "method_not_allowed")
+			writeRPCError(w, msg.ID, rpcError{Code: codeMethodNotFound,
+				Message: fmt.Sprintf("typeward route does not pass %.100q on: a composition token authorizes tools (initialize, ping, tools/list, tools/call and notifications only)", msg.Method)})
+			return
+		}
 		rt.relay(ctx, w, r, msg, body)
 	}
+}
+
+// passedMethod reports a method other than tools/* the router passes on:
+// the lifecycle and notifications. resources/*, prompts/*, completion/*
+// and tasks/* reach what no composition token authorizes, or (tasks/result)
+// a tool's result the router would not check.
+func passedMethod(method string) bool {
+	switch method {
+	case "initialize", "ping", "logging/setLevel":
+		return true
+	}
+	return strings.HasPrefix(method, "notifications/")
 }
 
 // relay passes any other request through; its answer is screened like a
