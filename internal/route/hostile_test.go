@@ -248,3 +248,24 @@ func TestOnlyToolMethods(t *testing.T) {
 		}
 	}
 }
+
+// A tools/call must be a request with a string or number id: as a
+// notification the upstream may run the tool while no answer comes back
+// to check (and --enforce-order, seeing no result, gave the run back, so
+// a node limited to one run per source run could run any number of
+// times); a null, object or array id is no JSON-RPC request id MCP allows.
+func TestToolCallNeedsAnID(t *testing.T) {
+	e := startEnv(t, nil)
+	tok := e.pipelineToken(t, e.resource)
+	for _, id := range []string{``, `"id":null,`, `"id":{"a":1},`, `"id":[1],`, `"id":true,`} {
+		before := e.up.rawCalls.Load()
+		resp, body := e.rpc(t, tok, `{"jsonrpc":"2.0",`+id+`"method":"tools/call","params":{"name":"email_send","arguments":{"to":"a@example.com","subject":"s","body":"b"}}}`, nil)
+		if e.up.rawCalls.Load() != before || (resp.StatusCode != http.StatusBadRequest && !strings.Contains(string(body), `"code":-32600`)) {
+			t.Errorf("id %q: %d %s", id, resp.StatusCode, body)
+		}
+	}
+	resp, body := e.rpc(t, tok, `{"jsonrpc":"2.0","id":"s-1","method":"tools/call","params":{"name":"db_query","arguments":{"sql":"select 1"}}}`, nil)
+	if !strings.Contains(string(body), `"row_count"`) {
+		t.Errorf("a string id: %d %s", resp.StatusCode, body)
+	}
+}

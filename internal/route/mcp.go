@@ -50,6 +50,13 @@ func (rt *Router) serveMCP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "malformed or ambiguous JSON-RPC message: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	if msg.Method != "" && (msg.ID != nil || msg.Method == "tools/call") && !validID(msg.ID) {
+		// A tools/call notification might run the tool with no answer to
+		// check (and --enforce-order would give the run back).
+		rt.refuse(r, "bad_request")
+		writeRPCError(w, nil, rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("%.100s needs an id, a string or a number", msg.Method)})
+		return
+	}
 	switch msg.Method {
 	case "tools/call":
 		rt.call(ctx, w, r, claims, msg, body)
@@ -64,6 +71,11 @@ func (rt *Router) serveMCP(w http.ResponseWriter, r *http.Request) {
 		}
 		rt.relay(ctx, w, r, msg, body)
 	}
+}
+
+// validID reports a JSON-RPC request id MCP allows: a string or a number.
+func validID(id json.RawMessage) bool {
+	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9'))
 }
 
 // passedMethod reports a method other than tools/* the router passes on:
