@@ -2,10 +2,13 @@ package route_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/typeward/typeward/internal/route"
 )
 
 // A hostile upstream answers a tools/call of db_query (whose outputSchema
@@ -267,5 +270,51 @@ func TestToolCallNeedsAnID(t *testing.T) {
 	resp, body := e.rpc(t, tok, `{"jsonrpc":"2.0","id":"s-1","method":"tools/call","params":{"name":"db_query","arguments":{"sql":"select 1"}}}`, nil)
 	if !strings.Contains(string(body), `"row_count"`) {
 		t.Errorf("a string id: %d %s", resp.StatusCode, body)
+	}
+}
+
+// --enforce-order: a call that reached the upstream but got no answer (the
+// client hung up, the upstream timed out) may have run: it counts against
+// the node's own limit. Before, it was given back, so a client hanging up
+// at once could run a node limited to one run any number of times.
+func TestHangUpStillCounts(t *testing.T) {
+	e := startEnv(t, func(c *route.Config) { c.EnforceOrder = true })
+	tok := e.pipelineToken(t, e.resource)
+	ok := func(id int, tool, args string) {
+		t.Helper()
+		resp, body := e.rpc(t, tok, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args), nil)
+		if !strings.Contains(string(body), `"result"`) {
+			t.Fatalf("%s: %d %s", tool, resp.StatusCode, body)
+		}
+	}
+	ok(1, "db_query", `{"sql":"select 1"}`)
+	ok(2, "aggregate_stats", `{"records":[]}`)
+	release := make(chan struct{})
+	f := func(_, method string, id json.RawMessage) (string, string, bool) {
+		if method != "tools/call" {
+			return "", "", false
+		}
+		<-release // the tool runs (the mail goes out) while the client has gone
+		return "application/json", `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"structuredContent":{"message_id":"m-2"}}}`, true
+	}
+	e.up.forge.Store(&f)
+	send := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"email_send","arguments":{"to":"a@example.com","body":"hi"}}}`
+	req, _ := http.NewRequest(http.MethodPost, e.resource, strings.NewReader(send))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+tok)
+	before := e.up.rawCalls.Load()
+	if _, err := (&http.Client{Timeout: 300 * time.Millisecond}).Do(req); err == nil {
+		t.Fatal("the call answered; want the client to give up")
+	}
+	close(release)
+	e.up.forge.Store(nil)
+	if e.up.rawCalls.Load() != before+1 {
+		t.Fatalf("the call did not reach the upstream")
+	}
+	time.Sleep(100 * time.Millisecond) // the router notices the hang-up
+	_, body := e.rpc(t, tok, strings.Replace(send, `"id":3`, `"id":4`, 1), nil)
+	if !strings.Contains(string(body), `"code":-32002`) || e.up.rawCalls.Load() != before+1 {
+		t.Errorf("email_send ran again: %s (upstream calls %d)", body, e.up.rawCalls.Load()-before)
 	}
 }

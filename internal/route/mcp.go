@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 
@@ -269,7 +270,13 @@ func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Reque
 
 	x, err := rt.send(ctx, r, body)
 	if err != nil {
-		rt.order.abort(step)
+		// The call may have run unless it never left: a hang-up or a
+		// timeout must not give the run back (a client hanging up at once
+		// could then run a node any number of times).
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			rt.order.abort(step)
+		}
 		rt.calls(params.Name, "upstream_error")
 		rt.upstreamFailed(w, r, err)
 		return
@@ -325,13 +332,18 @@ func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		}
 		return out
 	})
-	if !answered && outcome == "ok" {
-		outcome = "upstream_error" // no answer to the call: it did not run, as far as the router knows
-	}
-	if outcome == "ok" {
-		rt.order.done(step, content)
-	} else {
+	switch {
+	case !x.ok():
+		outcome = "upstream_error" // refused at the HTTP level: not run
 		rt.order.abort(step)
+	case !answered:
+		// A 2xx without an answer to the call: it may have run, and it
+		// feeds nothing downstream.
+		outcome = "upstream_error"
+	case outcome == "ok":
+		rt.order.done(step, content)
+	default:
+		rt.order.abort(step) // an error, a tool error, a refused result: not counted
 	}
 	rt.calls(params.Name, outcome)
 	x.write(w)
