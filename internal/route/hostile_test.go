@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -316,5 +317,32 @@ func TestHangUpStillCounts(t *testing.T) {
 	_, body := e.rpc(t, tok, strings.Replace(send, `"id":3`, `"id":4`, 1), nil)
 	if !strings.Contains(string(body), `"code":-32002`) || e.up.rawCalls.Load() != before+1 {
 		t.Errorf("email_send ran again: %s (upstream calls %d)", body, e.up.rawCalls.Load()-before)
+	}
+}
+
+// The router does not follow the upstream's redirects: a 307 would have it
+// send the call (body and MCP headers) wherever the upstream names, from
+// the router's place in the network (SSRF).
+func TestNoUpstreamRedirects(t *testing.T) {
+	var sink atomic.Int32
+	sinkLn := listen(t)
+	sinkSrv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sink.Add(1) })}
+	go sinkSrv.Serve(sinkLn)
+	t.Cleanup(func() { sinkSrv.Close() })
+	redirLn := listen(t)
+	redirSrv := &http.Server{Handler: http.RedirectHandler("http://"+sinkLn.Addr().String()+"/internal", http.StatusTemporaryRedirect)}
+	go redirSrv.Serve(redirLn)
+	t.Cleanup(func() { redirSrv.Close() })
+	e := startEnv(t, func(c *route.Config) { c.Upstream = "http://" + redirLn.Addr().String() + "/mcp" })
+	tok := e.pipelineToken(t, e.resource)
+	for _, m := range []string{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"db_query","arguments":{"sql":"select 1"}}}`} {
+		resp, body := e.rpc(t, tok, m, nil)
+		if strings.Contains(string(body), `"result"`) || resp.Header.Get("Location") != "" {
+			t.Errorf("%s: %d %s", m, resp.StatusCode, body)
+		}
+	}
+	if n := sink.Load(); n != 0 {
+		t.Errorf("the router followed the upstream's redirect %d times", n)
 	}
 }

@@ -67,7 +67,7 @@ func (rt *Router) serveMCP(w http.ResponseWriter, r *http.Request) {
 		if msg.Method != "" && !passedMethod(msg.Method) {
 			rt.refuse(r, "method_not_allowed")
 			writeRPCError(w, msg.ID, rpcError{Code: codeMethodNotFound,
-				Message: fmt.Sprintf("typeward route does not pass %.100q on: a composition token authorizes tools (initialize, ping, tools/list, tools/call and notifications only)", msg.Method)})
+				Message: fmt.Sprintf("typeward route does not pass %.100q on: a composition token authorizes tools (initialize, ping, logging/setLevel, tools/list, tools/call and notifications only)", msg.Method)})
 			return
 		}
 		rt.relay(ctx, w, r, msg, body)

@@ -17,9 +17,10 @@ import (
 type Router struct {
 	cfg      Config
 	upstream *url.URL
-	mcpPath  string // the resource URI's path, where MCP is served
-	metaURL  string // this router's RFC 9728 metadata URL
-	origin   string // the resource URI's origin, the one Origin allowed
+	upClient *http.Client // HTTPClient, following no redirect
+	mcpPath  string       // the resource URI's path, where MCP is served
+	metaURL  string       // this router's RFC 9728 metadata URL
+	origin   string       // the resource URI's origin, the one Origin allowed
 	verifier *verify.Verifier
 	schemas  *schemaCache
 	live     *liveTools
@@ -57,6 +58,11 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		return nil, err
 	}
 	rt.verifier = v
+	// The upstream's redirects are not followed: a 307 would send the call
+	// wherever the upstream names, from the router's place in the network.
+	upClient := *cfg.HTTPClient
+	upClient.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	rt.upClient = &upClient
 	rt.schemas = newSchemaCache(cfg.HTTPClient, cfg.RegistryURL, cfg.SchemaCacheBytes)
 	rt.live = &liveTools{rt: rt, ttl: cfg.ListTTL}
 	if cfg.EnforceOrder {

@@ -67,7 +67,7 @@ type exchange struct {
 // roundTrip sends req and reads the answer, at most MaxResponseBytes.
 func (rt *Router) roundTrip(req *http.Request) (*exchange, error) {
 	start := rt.cfg.Now()
-	resp, err := rt.cfg.HTTPClient.Do(req)
+	resp, err := rt.upClient.Do(req)
 	if err != nil {
 		rt.metrics.upstreamSeconds.Observe(rt.cfg.Now().Sub(start).Seconds())
 		return nil, err
