@@ -148,6 +148,8 @@ func TestAmbiguousArguments(t *testing.T) {
 		"arguments spelt in another case":       `{"name":"aggregate_stats","Arguments":{"records":[]}}`,
 		"name spelt in another case":            `{"Name":"db_query","arguments":{"sql":"select 1"}}`,
 		"bytes that are not UTF-8":              "{\"name\":\"db_query\",\"arguments\":{\"sql\":\"select \xff\"}}",
+		"a lone surrogate escape":               `{"name":"db_query","arguments":{"sql":"select \ud800"}}`,
+		"a lone low surrogate escape":           `{"name":"db_query","arguments":{"sql":"select \udc00\ud800"}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			before := e.up.rawCalls.Load()
@@ -268,7 +270,7 @@ func TestToolCallNeedsAnID(t *testing.T) {
 			t.Errorf("id %q: %d %s", id, resp.StatusCode, body)
 		}
 	}
-	resp, body := e.rpc(t, tok, `{"jsonrpc":"2.0","id":"s-1","method":"tools/call","params":{"name":"db_query","arguments":{"sql":"select 1"}}}`, nil)
+	resp, body := e.rpc(t, tok, `{"jsonrpc":"2.0","id":"s-1","method":"tools/call","params":{"name":"db_query","arguments":{"sql":"select '\ud83d\ude00', '\\ud800'"}}}`, nil)
 	if !strings.Contains(string(body), `"row_count"`) {
 		t.Errorf("a string id: %d %s", resp.StatusCode, body)
 	}

@@ -31,6 +31,9 @@ func checkStrict(data []byte) error {
 	if !utf8.Valid(data) {
 		return fmt.Errorf("%w: not UTF-8", errAmbiguous)
 	}
+	if err := checkSurrogates(data); err != nil {
+		return err
+	}
 	type frame struct {
 		keys map[string]struct{} // nil for an array
 		key  bool                // an object expecting a member name
@@ -165,4 +168,49 @@ func parseMessage(data []byte) (*rpcMessage, error) {
 	}
 	msg.members = obj
 	return msg, nil
+}
+
+// checkSurrogates refuses a string escape of a lone UTF-16 surrogate
+// ("\ud800" unpaired): Go reads it as U+FFFD, JavaScript and Python keep
+// the surrogate, so the router would validate another string than the
+// upstream gets.
+func checkSurrogates(data []byte) error {
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if !inString {
+			inString = c == '"'
+			continue
+		}
+		switch c {
+		case '"':
+			inString = false
+		case '\\':
+			if i+1 < len(data) && data[i+1] == 'u' {
+				r, ok := hex4(data, i+2)
+				switch {
+				case ok && r >= 0xd800 && r < 0xdc00:
+					// A high surrogate must be followed by a low one.
+					if lo, ok := hex4(data, i+8); i+7 < len(data) && data[i+6] == '\\' && data[i+7] == 'u' && ok && lo >= 0xdc00 && lo < 0xe000 {
+						i += 11
+						continue
+					}
+					return fmt.Errorf("%w: a lone UTF-16 surrogate escape", errAmbiguous)
+				case ok && r >= 0xdc00 && r < 0xe000:
+					return fmt.Errorf("%w: a lone UTF-16 surrogate escape", errAmbiguous)
+				}
+			}
+			i++ // the escaped character
+		}
+	}
+	return nil
+}
+
+// hex4 reads the four hex digits at data[i:].
+func hex4(data []byte, i int) (rune, bool) {
+	if i+4 > len(data) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(data[i:i+4]), 16, 16)
+	return rune(n), err == nil
 }
