@@ -348,3 +348,28 @@ func TestNoUpstreamRedirects(t *testing.T) {
 		t.Errorf("the router followed the upstream's redirect %d times", n)
 	}
 }
+
+// An upstream listing a tool twice declares two things under one name:
+// the proven declaration last would hide another one first, which a
+// client may take. Such a tool is refused as changed.
+func TestToolListedTwice(t *testing.T) {
+	e := startEnv(t, func(c *route.Config) { c.ListTTL = 0 })
+	tok := e.pipelineToken(t, e.resource)
+	sch := e.up.schemas["db_query"]
+	decl := func(in string) string {
+		return `{"name":"db_query","inputSchema":` + in + `,"outputSchema":` + sch[1] + `}`
+	}
+	f := func(_, method string, id json.RawMessage) (string, string, bool) {
+		if method != "tools/list" {
+			return "", "", false
+		}
+		return "application/json", `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"tools":[` + decl(`{"type":"object"}`) + `,` + decl(sch[0]) + `]}}`, true
+	}
+	e.up.forge.Store(&f)
+	defer e.up.forge.Store(nil)
+	before := e.up.rawCalls.Load()
+	_, body := e.rpc(t, tok, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"db_query","arguments":{"sql":"select 1"}}}`, nil)
+	if !strings.Contains(string(body), `"code":-32001`) || e.up.rawCalls.Load() != before {
+		t.Errorf("%s", body)
+	}
+}

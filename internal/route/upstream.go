@@ -320,6 +320,11 @@ func (rt *Router) listUpstream(ctx context.Context, client *http.Request) (map[s
 			if err != nil {
 				d = "undigestable: " + err.Error()
 			}
+			if _, twice := out[decl.Name]; twice {
+				// Two declarations under one name: the proven one could
+				// hide another a client takes.
+				d = "(listed more than once)"
+			}
 			out[decl.Name] = d
 		}
 		if cursor = result.NextCursor; cursor == "" {
