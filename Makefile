@@ -10,7 +10,7 @@ FUZZTIME ?= 30s
 FUZZ_BRIEF := ./internal/composition:FuzzParse ./internal/schema:FuzzParse \
 	./internal/compat:FuzzCheck ./internal/compat:FuzzPatternIncluded ./internal/witness:FuzzSearch \
 	./internal/server:FuzzTokenAuthorizationDetails ./internal/jcs:FuzzCanonicalize ./verify:FuzzToolName \
-	./internal/route:FuzzExchangeRewrite
+	./internal/route:FuzzExchangeRewrite ./internal/route:FuzzCheckStrict
 # A count, not a duration: with a duration, Go 1.26's fuzz coordinator can
 # fail a target with "context deadline exceeded" at the deadline having
 # found nothing (go.dev/issue/75804, fixed in Go 1.27); seen here.

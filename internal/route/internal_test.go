@@ -150,3 +150,27 @@ func FuzzExchangeRewrite(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheckStrict: checkStrict never panics, passes only valid JSON, and
+// refuses what a case-folded or exact member twice makes ambiguous.
+func FuzzCheckStrict(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"a":1,"A":2}`, `[{"k":"\ud83d\ude00"}]`, `"\ud800"`, `{"a":{"b":[1e400]}}`, `"\\ud800"`, `"\u`, `{"a":"\ud800\u0041"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		err := checkStrict([]byte(s))
+		if err == nil && !json.Valid([]byte(s)) {
+			t.Fatalf("passed invalid JSON %q", s)
+		}
+		var m map[string]json.RawMessage
+		if err == nil && json.Unmarshal([]byte(s), &m) == nil {
+			seen := map[string]bool{}
+			for k := range m {
+				if seen[strings.ToLower(k)] {
+					t.Fatalf("passed %q with a member twice", s)
+				}
+				seen[strings.ToLower(k)] = true
+			}
+		}
+	})
+}

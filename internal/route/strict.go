@@ -24,8 +24,8 @@ import (
 // errAmbiguous is a message peers could read differently.
 var errAmbiguous = errors.New("ambiguous JSON")
 
-// checkStrict refuses data unless it is UTF-8 and no object in it, at any
-// depth, has a member twice. It walks the tokens iteratively: its cost is
+// checkStrict refuses data unless it is one JSON value, UTF-8, and no
+// object in it, at any depth, has a member twice. It walks the tokens iteratively: its cost is
 // linear, whatever the nesting.
 func checkStrict(data []byte) error {
 	if !utf8.Valid(data) {
@@ -39,17 +39,26 @@ func checkStrict(data []byte) error {
 		key  bool                // an object expecting a member name
 	}
 	var stack []*frame
+	values := 0 // top-level values
 	valueDone := func() {
-		if n := len(stack); n > 0 && stack[n-1].keys != nil {
+		if n := len(stack); n == 0 {
+			values++
+		} else if stack[n-1].keys != nil {
 			stack[n-1].key = true
 		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	for {
+		if len(stack) == 0 && values == 1 {
+			if _, err := dec.Token(); err != io.EOF {
+				return fmt.Errorf("%w: data after the JSON value", errAmbiguous)
+			}
+			return nil
+		}
 		tok, err := dec.Token()
 		if err == io.EOF {
-			return nil
+			return fmt.Errorf("%w: unexpected end of JSON input", errAmbiguous)
 		}
 		if err != nil {
 			return fmt.Errorf("%w: %v", errAmbiguous, err)
