@@ -112,8 +112,8 @@ func (rt *Router) relay(ctx context.Context, w http.ResponseWriter, r *http.Requ
 
 // screen reads one message of the upstream's answer to the request with
 // id, strictly, and returns what the client gets instead of it (nil: the
-// message as it is) and whether it was refused. A request or notification
-// of the server's passes; a response must answer id, spelt as the client
+// message as it is) and whether it was refused. A notification of the
+// server's passes, a request of its is refused; a response must answer id, spelt as the client
 // spelt it (a client matching ids by value would take a response for
 // another of its requests, or "7.0" for 7, as the answer), and onResult,
 // when not nil, judges it (a result or an error).
@@ -129,7 +129,14 @@ func (rt *Router) screen(r *http.Request, id json.RawMessage, m []byte, onResult
 	_, hasResult := resp.members["result"]
 	_, hasError := resp.members["error"]
 	if !hasResult && !hasError {
-		return nil, false
+		if resp.ID != nil {
+			// A request of the server's (sampling/createMessage,
+			// elicitation/create, roots/list): a composition token
+			// authorizes tool calls, not the server using the client's
+			// model, its user or its files.
+			return fail(fmt.Sprintf("the upstream sent a request (%.60q) typeward route does not pass on", resp.Method))
+		}
+		return nil, false // a notification
 	}
 	if hasResult && hasError {
 		return fail("a response with both result and error")
