@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
-	"unicode"
+
+	"github.com/typeward/typeward/internal/strictjson"
 )
 
 // DefaultMaxBodyBytes bounds the request body ToolName reads.
@@ -136,7 +136,7 @@ func parseMessage(body []byte) (method, name string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if raw, ok := msg[foldKey("method")]; ok {
+	if raw, ok := strictjson.Member(msg, "method"); ok {
 		if json.Unmarshal(raw, &method) != nil {
 			return "", "", fmt.Errorf("%w: method is not a string", ErrBadRequest)
 		}
@@ -144,11 +144,13 @@ func parseMessage(body []byte) (method, name string, err error) {
 	if method != "tools/call" {
 		return method, "", nil
 	}
-	params, err := members(msg[foldKey("params")])
+	rawParams, _ := strictjson.Member(msg, "params")
+	params, err := members(rawParams)
 	if err != nil {
 		return "", "", fmt.Errorf("%w: tools/call params: %v", ErrBadRequest, err)
 	}
-	if json.Unmarshal(params[foldKey("name")], &name) != nil || name == "" {
+	rawName, _ := strictjson.Member(params, "name")
+	if json.Unmarshal(rawName, &name) != nil || name == "" {
 		return "", "", fmt.Errorf("%w: tools/call without a string params.name", ErrBadRequest)
 	}
 	return method, name, nil
@@ -208,53 +210,15 @@ func checkNesting(body []byte) error {
 	return nil
 }
 
-// members splits a JSON object into its members, keyed by foldKey,
-// refusing duplicates and anything after the object. Keys are folded
-// because Go's encoding/json (and others) match member names without
-// regard to case: {"name":"a","Name":"b"} is a duplicate to them.
+// members splits a JSON object into its members, refusing two whose
+// names fold alike and anything after the object: Go's encoding/json (and
+// others) match member names without regard to case, so
+// {"name":"a","Name":"b"} is a duplicate to them. Read a member with
+// strictjson.Member, as they find it.
 func members(data []byte) (map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("%w: not a JSON object", ErrBadRequest)
-	}
-	out := map[string]json.RawMessage{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("%w: object key is not a string", ErrBadRequest)
-		}
-		key = foldKey(key)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
-		}
-		if _, dup := out[key]; dup {
-			return nil, fmt.Errorf("%w: member %q appears twice", ErrBadRequest, key)
-		}
-		out[key] = value
-	}
-	if _, err := dec.Token(); err != nil { // the closing brace
+	obj, err := strictjson.Object(data)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: data after the JSON object", ErrBadRequest)
-	}
-	return out, nil
-}
-
-// foldKey maps s to one representative of its case-folding class: each
-// rune becomes the least rune of its Unicode simple folding orbit (so "K",
-// "k" and the Kelvin sign all become "K").
-func foldKey(s string) string {
-	return strings.Map(func(r rune) rune {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
-		}
-		return least
-	}, s)
+	return obj, nil
 }

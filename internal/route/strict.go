@@ -8,8 +8,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/typeward/typeward/internal/strictjson"
 )
 
 // The router must read a message as every peer behind or before it will.
@@ -71,7 +72,7 @@ func checkStrict(data []byte) error {
 				continue
 			}
 			name, _ := tok.(string)
-			k := foldKey(name)
+			k := strictjson.FoldKey(name)
 			if _, dup := top.keys[k]; dup {
 				return fmt.Errorf("%w: member %q appears twice in an object", errAmbiguous, name)
 			}
@@ -126,35 +127,14 @@ func strictObject(data []byte, known ...string) (map[string]json.RawMessage, err
 	if err := checkStrict(data); err != nil {
 		return nil, err
 	}
-	b := bytes.TrimSpace(data)
-	if len(b) == 0 || b[0] != '{' {
-		return nil, fmt.Errorf("%w: not a JSON object", errAmbiguous)
+	out, err := strictjson.Object(data)
+	if err == nil {
+		err = strictjson.Exact(out, known...)
 	}
-	var out map[string]json.RawMessage
-	if err := json.Unmarshal(b, &out); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errAmbiguous, err)
 	}
-	for name := range out {
-		for _, k := range known {
-			if name != k && foldKey(name) == foldKey(k) {
-				return nil, fmt.Errorf("%w: member %q, not %q", errAmbiguous, name, k)
-			}
-		}
-	}
 	return out, nil
-}
-
-// foldKey maps s to one representative of its case-folding class, as
-// verify does: each rune becomes the least rune of its simple folding
-// orbit ("K", "k" and the Kelvin sign all become "K").
-func foldKey(s string) string {
-	return strings.Map(func(r rune) rune {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
-		}
-		return least
-	}, s)
 }
 
 // rpcMembers are the members of a JSON-RPC message the router reads.

@@ -38,11 +38,7 @@ func TestFailureLimitByForwardedAddress(t *testing.T) {
 			demo := h.srv.Demo
 			form := url.Values{"grant_type": {"client_credentials"}, "authorization_details": {compositionDetails(t, "../../examples/pipeline-readonly.json")}}
 			send := func(forwardedFor, id, secret string) response {
-				req, _ := http.NewRequest(http.MethodPost, h.base+"/oauth2/token", strings.NewReader(form.Encode()))
-				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-				req.Header.Set("X-Forwarded-For", forwardedFor)
-				req.SetBasicAuth(id, secret)
-				return h.do(req)
+				return h.postForwarded("/oauth2/token", forwardedFor, id, secret, form)
 			}
 			// Each failure claims another client id: only the address's
 			// bucket is spent.
@@ -86,13 +82,6 @@ func TestFailureLimitCoversEveryOAuthEndpoint(t *testing.T) {
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 	})
 	demo := h.srv.Demo
-	send := func(path, forwardedFor, id, secret string, form url.Values) response {
-		req, _ := http.NewRequest(http.MethodPost, h.base+path, strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("X-Forwarded-For", forwardedFor)
-		req.SetBasicAuth(id, secret)
-		return h.do(req)
-	}
 	tokenForm := url.Values{"grant_type": {"client_credentials"}, "authorization_details": {compositionDetails(t, "../../examples/pipeline-readonly.json")}}
 	for i, path := range []string{"/oauth2/token", "/oauth2/bc-authorize", "/oauth2/introspect", "/oauth2/revoke"} {
 		addr := "203.0.113." + strconv.Itoa(10+i)
@@ -101,11 +90,11 @@ func TestFailureLimitCoversEveryOAuthEndpoint(t *testing.T) {
 			form = tokenForm
 		}
 		for j := range 3 {
-			if r := send(path, addr, "nobody-"+strconv.Itoa(j), "wrong", form); r.status != http.StatusUnauthorized {
+			if r := h.postForwarded(path, addr, "nobody-"+strconv.Itoa(j), "wrong", form); r.status != http.StatusUnauthorized {
 				t.Fatalf("%s failure %d: %d %s", path, j, r.status, r.body)
 			}
 		}
-		if r := send("/oauth2/token", addr, demo.ID, demo.Secret, tokenForm); r.status != http.StatusTooManyRequests {
+		if r := h.postForwarded("/oauth2/token", addr, demo.ID, demo.Secret, tokenForm); r.status != http.StatusTooManyRequests {
 			t.Errorf("after 3 failures at %s, a correct token request from the address: %d, want 429", path, r.status)
 		}
 	}
@@ -142,11 +131,7 @@ func TestFailureLimitByIPv6Prefix(t *testing.T) {
 			demo := h.srv.Demo
 			form := url.Values{"grant_type": {"client_credentials"}, "authorization_details": {compositionDetails(t, "../../examples/pipeline-readonly.json")}}
 			send := func(forwardedFor, id, secret string) response {
-				req, _ := http.NewRequest(http.MethodPost, h.base+"/oauth2/token", strings.NewReader(form.Encode()))
-				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-				req.Header.Set("X-Forwarded-For", forwardedFor)
-				req.SetBasicAuth(id, secret)
-				return h.do(req)
+				return h.postForwarded("/oauth2/token", forwardedFor, id, secret, form)
 			}
 			for i, addr := range tc.spend { // each failure claims another client id
 				if r := send(addr, "nobody-"+strconv.Itoa(i), "wrong"); r.status != http.StatusUnauthorized {
@@ -158,4 +143,14 @@ func TestFailureLimitByIPv6Prefix(t *testing.T) {
 			}
 		})
 	}
+}
+
+// postForwarded posts form to path with client credentials id and secret,
+// as a proxy forwarding for forwardedFor (X-Forwarded-For).
+func (h *harness) postForwarded(path, forwardedFor, id, secret string, form url.Values) response {
+	req, _ := http.NewRequest(http.MethodPost, h.base+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Forwarded-For", forwardedFor)
+	req.SetBasicAuth(id, secret)
+	return h.do(req)
 }

@@ -1,0 +1,45 @@
+package strictjson
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestObject(t *testing.T) {
+	for _, c := range []struct{ in, err string }{
+		{`{"a":1,"b":{"a":1,"a":2}}`, ""}, // values are not looked into
+		{` {"name":"x"} `, ""},
+		{`{"name":"a","Name":"b"}`, `member "Name" appears twice`},
+		{`{"k":1,"\u212a":2}`, "appears twice"}, // the Kelvin sign folds as k
+		{`{} {}`, "data after"},
+		{`[]`, "not a JSON object"},
+		{`{"a":}`, "invalid"},
+	} {
+		_, err := Object([]byte(c.in))
+		if (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("Object(%s): %v, want %q", c.in, err, c.err)
+		}
+	}
+}
+
+func TestMemberAndExact(t *testing.T) {
+	obj, err := Object([]byte(`{"Method":"tools/call","id":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := Member(obj, "method"); !ok || string(v) != `"tools/call"` {
+		t.Errorf("Member(method) = %s %v", v, ok)
+	}
+	if _, ok := Member(obj, "params"); ok {
+		t.Error("Member(params) found")
+	}
+	if err := Exact(obj, "method", "id"); err == nil || !strings.Contains(err.Error(), `"Method", not "method"`) {
+		t.Errorf("Exact: %v", err)
+	}
+	if err := Exact(obj, "id"); err != nil {
+		t.Errorf("Exact(id): %v", err)
+	}
+	if FoldKey("K") != FoldKey("k") || FoldKey("K") != FoldKey("\u212a") {
+		t.Error("FoldKey does not fold the Kelvin sign with k")
+	}
+}
