@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/typeward/typeward/internal/jcs"
 	"github.com/typeward/typeward/verify"
 )
 
@@ -293,6 +294,7 @@ func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	answered := false
 	x.rewrite(func(m []byte) []byte {
 		var violation []Failure
+		why, logMsg := "that breaks its outputSchema", "result breaks the pinned outputSchema"
 		out, refused := rt.screen(r, msg.ID, m, func(resp *rpcMessage) []byte {
 			answered = true
 			if resp.Result == nil {
@@ -319,11 +321,14 @@ func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Reque
 			} else if v, err := decodeArguments(sc); err != nil {
 				violation = []Failure{{Message: "structuredContent: " + err.Error()}}
 			} else if violation = check(p.output, v, "structuredContent"); len(violation) == 0 {
-				content = v
-				return nil
+				if violation = contentAgrees(result["content"], sc); len(violation) == 0 {
+					content = v
+					return nil
+				}
+				why, logMsg = "whose content is not its structuredContent", "result content is not its structuredContent"
 			}
 			return errorMessage(msg.ID, rpcError{Code: codeInternal,
-				Message: summary(fmt.Sprintf("tool %s returned a result that breaks its outputSchema: ", params.Name), violation),
+				Message: summary(fmt.Sprintf("tool %s returned a result %s: ", params.Name, why), violation),
 				Data:    map[string]any{"tool": params.Name, "errors": violation}})
 		})
 		if !refused {
@@ -332,7 +337,7 @@ func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		if violation != nil {
 			outcome = "output_violation"
 			rt.metrics.outputViolations.WithLabelValues(params.Name).Inc()
-			rt.cfg.Log.WarnContext(r.Context(), "result breaks the pinned outputSchema", "tool", params.Name, "version", ref.Version,
+			rt.cfg.Log.WarnContext(r.Context(), logMsg, "tool", params.Name, "version", ref.Version,
 				"digest", ref.Digest, "violation", violation[0].Message, "request_id", requestID(r.Context()))
 		} else if outcome != "output_violation" {
 			outcome = "upstream_error"
@@ -354,6 +359,63 @@ func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	}
 	rt.calls(params.Name, outcome)
 	x.write(w)
+}
+
+// contentAgrees checks a result's content against its structuredContent
+// sc (valid against the outputSchema): a client's model usually reads the
+// content. Every block with a text member (whatever its type says) whose
+// text is one JSON value, a bare number or string included, must be sc
+// after RFC 8785 canonicalisation, and must read unambiguously (no member
+// twice, no lone surrogate escape): MCP has a tool returning structured
+// content also return it serialised in a text block. Text that is not
+// JSON is prose the router cannot judge against a schema and passes, as
+// do other blocks (images, audio, resource links and embedded resources).
+func contentAgrees(content, sc json.RawMessage) []Failure {
+	if len(content) == 0 || string(content) == "null" {
+		return nil
+	}
+	fail := func(path, keyword, format string, a ...any) []Failure {
+		return []Failure{{InstancePath: path, Keyword: keyword, Message: fmt.Sprintf(format, a...)}}
+	}
+	var blocks []json.RawMessage
+	if err := json.Unmarshal(content, &blocks); err != nil {
+		return fail("/content", "type", "content: not an array")
+	}
+	var want []byte
+	for i, b := range blocks {
+		block, err := strictObject(b, "type", "text")
+		if err != nil {
+			return fail(fmt.Sprintf("/content/%d", i), "", "content[%d]: %v", i, err)
+		}
+		raw, ok := block["text"]
+		if !ok {
+			continue
+		}
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return fail(fmt.Sprintf("/content/%d/text", i), "type", "content[%d].text: not a string", i)
+		}
+		if !json.Valid([]byte(text)) {
+			continue // prose
+		}
+		path := fmt.Sprintf("/content/%d/text", i)
+		if err := checkStrict([]byte(text)); err != nil {
+			return fail(path, "", "content[%d].text: JSON peers read differently (%v)", i, err)
+		}
+		if want == nil {
+			if want, err = jcs.Canonicalize(sc); err != nil {
+				return fail(path, "", "content[%d].text: JSON, and structuredContent cannot be canonicalised to compare them (%v)", i, err)
+			}
+		}
+		got, err := jcs.Canonicalize([]byte(text))
+		if err != nil {
+			return fail(path, "", "content[%d].text: JSON that cannot be canonicalised (%v)", i, err)
+		}
+		if !bytes.Equal(got, want) {
+			return fail(path, "const", "content[%d].text: JSON other than the structuredContent", i)
+		}
+	}
+	return nil
 }
 
 // decodeArguments decodes a JSON value keeping numbers exact; absent

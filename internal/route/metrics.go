@@ -33,7 +33,7 @@ func newMetrics() *Metrics {
 		upstreamSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "typeward_route_upstream_seconds",
 			Help: "Latency of upstream exchanges.", Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16)}),
 		outputViolations: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "typeward_route_output_violations_total",
-			Help: "Results whose structuredContent broke the pinned outputSchema (not passed on), by tool."}, []string{"tool"}),
+			Help: "Results refused (not passed on) because their structuredContent broke the pinned outputSchema or their JSON text content was not the structuredContent, by tool."}, []string{"tool"}),
 	}
 	m.reg.MustRegister(m.calls, m.refusals, m.upstreamSeconds, m.outputViolations)
 	return m
