@@ -30,6 +30,7 @@ const (
 	DefaultUpstreamTimeout  = 60 * time.Second
 	DefaultSchemaCacheBytes = 64 << 20
 	DefaultListTTL          = 30 * time.Second
+	DefaultListTimeout      = 10 * time.Second
 	DefaultOrderStateBytes  = 16 << 20
 	MaxUpstreamTimeout      = 10 * time.Minute
 )
@@ -60,6 +61,9 @@ type Config struct {
 	// ListTTL is how long the upstream's tools/list is trusted before the
 	// pinned digests are compared again; 0 compares on every call.
 	ListTTL time.Duration
+	// ListTimeout bounds a refresh of that listing, which the calls
+	// needing it share: they wait at most this long for it.
+	ListTimeout time.Duration
 	// EnforceOrder makes a node run only after the nodes feeding it.
 	EnforceOrder    bool
 	OrderStateBytes int64 // bound of the per-token order state
@@ -91,12 +95,16 @@ func (c *Config) validate() error {
 	setDefault(&c.MaxHeaderBytes, DefaultMaxHeaderBytes)
 	setDefault(&c.UpstreamTimeout, DefaultUpstreamTimeout)
 	setDefault(&c.SchemaCacheBytes, DefaultSchemaCacheBytes)
+	setDefault(&c.ListTimeout, DefaultListTimeout)
 	setDefault(&c.OrderStateBytes, DefaultOrderStateBytes)
 	if c.MaxBodyBytes < 0 || c.MaxResponseBytes < 0 || c.MaxHeaderBytes < 0 || c.SchemaCacheBytes < 0 || c.OrderStateBytes < 0 || c.ListTTL < 0 {
 		problems = append(problems, "limits must not be negative")
 	}
 	if c.UpstreamTimeout < 0 || c.UpstreamTimeout > MaxUpstreamTimeout {
 		problems = append(problems, fmt.Sprintf("upstream timeout must be between 0 and %v", MaxUpstreamTimeout))
+	}
+	if c.ListTimeout < 0 || c.ListTimeout > MaxUpstreamTimeout {
+		problems = append(problems, fmt.Sprintf("list timeout must be between 0 and %v", MaxUpstreamTimeout))
 	}
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{}

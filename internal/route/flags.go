@@ -37,6 +37,7 @@ func ParseFlags(args []string, usage io.Writer) (*Command, error) {
 	fs.IntVar(&c.MaxHeaderBytes, "max-header-bytes", DefaultMaxHeaderBytes, "largest request header block")
 	fs.DurationVar(&c.UpstreamTimeout, "upstream-timeout", DefaultUpstreamTimeout, "time limit of each upstream exchange")
 	fs.DurationVar(&c.ListTTL, "list-ttl", DefaultListTTL, "how long the upstream's tools/list is trusted before digests are compared again (0: every call)")
+	fs.DurationVar(&c.ListTimeout, "list-timeout", DefaultListTimeout, "time limit of a refresh of that tools/list, which the calls needing it share and wait for at most this long")
 	fs.Int64Var(&c.SchemaCacheBytes, "schema-cache-bytes", DefaultSchemaCacheBytes, "memory bound of the pinned schemas kept")
 	fs.Int64Var(&c.OrderStateBytes, "order-state-bytes", DefaultOrderStateBytes, "memory bound of the --enforce-order state")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics on this `host:port` (a separate, private listener)")

@@ -64,7 +64,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	upClient.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	rt.upClient = &upClient
 	rt.schemas = newSchemaCache(cfg.HTTPClient, cfg.RegistryURL, cfg.SchemaCacheBytes)
-	rt.live = &liveTools{rt: rt, ttl: cfg.ListTTL}
+	rt.live = &liveTools{rt: rt, ttl: cfg.ListTTL, timeout: cfg.ListTimeout}
 	if cfg.EnforceOrder {
 		rt.order = newOrderState(cfg.OrderStateBytes, cfg.Now)
 	}

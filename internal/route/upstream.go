@@ -226,15 +226,32 @@ func (x *exchange) messages() [][]byte {
 	return out
 }
 
-// liveTools is the upstream's tools/list, as digests by tool name, fetched
-// by the router itself and trusted for ttl.
+// liveTools is the upstream's tools/list, as digests by tool name, read
+// by the router itself and trusted for ttl from when it was asked for.
+// A refresh is shared by the calls that need it (single flight), runs
+// with no lock held and is bounded by timeout: when the upstream is slow
+// to list, calls fail within timeout rather than queue behind it. An
+// expired listing is never used, however the refresh goes.
 type liveTools struct {
-	rt  *Router
-	ttl time.Duration
+	rt      *Router
+	ttl     time.Duration
+	timeout time.Duration
 
 	mu      sync.Mutex
+	current *listing     // the newest listing read, nil before the first
+	refresh *listingCall // the refresh in flight, nil when none is
+}
+
+// listing is one tools/list of the upstream's.
+type listing struct {
 	digests map[string]string
-	fetched time.Time
+	asked   time.Time // its age counts from the request, not the answer
+}
+
+type listingCall struct {
+	done chan struct{}
+	l    *listing
+	err  error
 }
 
 // errAbsent: the upstream does not list the tool.
@@ -242,20 +259,76 @@ var errAbsent = errors.New("absent")
 
 // digest is the digest of the upstream's current declaration of name.
 func (l *liveTools) digest(ctx context.Context, r *http.Request, name string) (string, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock() // one listing at a time; calls within the TTL do not wait on the upstream
-	if l.digests == nil || l.ttl == 0 || l.rt.cfg.Now().Sub(l.fetched) >= l.ttl {
-		d, err := l.rt.listUpstream(ctx, r)
-		if err != nil {
-			return "", err
-		}
-		l.digests, l.fetched = d, l.rt.cfg.Now()
+	cur, err := l.get(ctx, r.Header.Get("Mcp-Session-Id"))
+	if err != nil {
+		return "", err
 	}
-	d, ok := l.digests[name]
+	d, ok := cur.digests[name]
 	if !ok {
 		return "", errAbsent
 	}
 	return d, nil
+}
+
+// fresh reports a listing younger than ttl.
+func (l *liveTools) fresh(c *listing) bool { return l.rt.cfg.Now().Sub(c.asked) < l.ttl }
+
+// get is a listing no older than ttl: the current one, or the one the
+// refresh in flight (started now if none is) reads.
+func (l *liveTools) get(ctx context.Context, session string) (*listing, error) {
+	if l.ttl == 0 {
+		return l.read(ctx, session) // every call reads its own
+	}
+	l.mu.Lock()
+	if c := l.current; c != nil && l.fresh(c) {
+		l.mu.Unlock()
+		return c, nil
+	}
+	call := l.refresh
+	if call == nil {
+		call = &listingCall{done: make(chan struct{})}
+		l.refresh = call
+		// Detached from the caller: one caller hanging up must not fail
+		// the others waiting on the same refresh.
+		go func(ctx context.Context) {
+			call.l, call.err = l.read(ctx, session)
+			l.mu.Lock()
+			if call.err == nil && (l.current == nil || call.l.asked.After(l.current.asked)) {
+				l.current = call.l
+			}
+			l.refresh = nil
+			l.mu.Unlock()
+			close(call.done)
+		}(context.WithoutCancel(ctx))
+	}
+	l.mu.Unlock()
+	select {
+	case <-call.done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("listing the upstream's tools: %w", ctx.Err())
+	}
+	if call.err != nil {
+		return nil, call.err
+	}
+	if !l.fresh(call.l) {
+		return nil, fmt.Errorf("listing the upstream's tools took longer than the listing may be trusted (%v, --list-ttl)", l.ttl)
+	}
+	return call.l, nil
+}
+
+// read asks the upstream for its tools/list, within timeout.
+func (l *liveTools) read(ctx context.Context, session string) (*listing, error) {
+	ctx, cancel := context.WithTimeout(ctx, l.timeout)
+	defer cancel()
+	asked := l.rt.cfg.Now()
+	d, err := l.rt.listUpstream(ctx, session)
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("listing the upstream's tools took longer than %v (--list-timeout)", l.timeout)
+		}
+		return nil, err
+	}
+	return &listing{digests: d, asked: asked}, nil
 }
 
 // listProtocolVersion is the MCP version of the router's own tools/list.
@@ -266,7 +339,7 @@ const maxListPages = 100
 
 // listUpstream asks the upstream for its tools/list, every page, and
 // digests each tool's declaration as typeward does.
-func (rt *Router) listUpstream(ctx context.Context, client *http.Request) (map[string]string, error) {
+func (rt *Router) listUpstream(ctx context.Context, session string) (map[string]string, error) {
 	out := map[string]string{}
 	cursor := ""
 	for page := 0; page < maxListPages; page++ {
@@ -284,8 +357,8 @@ func (rt *Router) listUpstream(ctx context.Context, client *http.Request) (map[s
 		// The router's own request, stateless: the 2025-06-18 protocol needs
 		// no per-request metadata (SEP-2575's later versions would).
 		req.Header.Set("Mcp-Protocol-Version", listProtocolVersion)
-		if v := client.Header.Get("Mcp-Session-Id"); v != "" {
-			req.Header.Set("Mcp-Session-Id", v)
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
 		}
 		req.Header.Set(verify.HeaderMcpMethod, "tools/list")
 		x, err := rt.roundTrip(req)
