@@ -32,6 +32,8 @@ const (
 	DefaultListTTL          = 30 * time.Second
 	DefaultListTimeout      = 10 * time.Second
 	DefaultOrderStateBytes  = 16 << 20
+	DefaultMaxInFlight      = 64
+	DefaultMaxBufferedBytes = 1 << 30
 	MaxUpstreamTimeout      = 10 * time.Minute
 )
 
@@ -64,6 +66,14 @@ type Config struct {
 	// ListTimeout bounds a refresh of that listing, which the calls
 	// needing it share: they wait at most this long for it.
 	ListTimeout time.Duration
+	// MaxInFlight bounds the upstream exchanges at once; a request beyond
+	// it is answered 503 with Retry-After, not queued.
+	MaxInFlight int
+	// MaxBufferedBytes bounds the memory of the messages being checked:
+	// each byte of a request body or an upstream answer the router holds
+	// is charged memoryFactor (16) bytes, the peak its checks take. A
+	// request or answer that would pass it is answered 503.
+	MaxBufferedBytes int64
 	// EnforceOrder makes a node run only after the nodes feeding it.
 	EnforceOrder    bool
 	OrderStateBytes int64 // bound of the per-token order state
@@ -97,11 +107,16 @@ func (c *Config) validate() error {
 	setDefault(&c.SchemaCacheBytes, DefaultSchemaCacheBytes)
 	setDefault(&c.ListTimeout, DefaultListTimeout)
 	setDefault(&c.OrderStateBytes, DefaultOrderStateBytes)
-	if c.MaxBodyBytes < 0 || c.MaxResponseBytes < 0 || c.MaxHeaderBytes < 0 || c.SchemaCacheBytes < 0 || c.OrderStateBytes < 0 || c.ListTTL < 0 {
+	setDefault(&c.MaxInFlight, DefaultMaxInFlight)
+	setDefault(&c.MaxBufferedBytes, DefaultMaxBufferedBytes)
+	if c.MaxBodyBytes < 0 || c.MaxResponseBytes < 0 || c.MaxHeaderBytes < 0 || c.SchemaCacheBytes < 0 || c.OrderStateBytes < 0 || c.ListTTL < 0 || c.MaxInFlight < 0 {
 		problems = append(problems, "limits must not be negative")
 	}
 	if c.UpstreamTimeout < 0 || c.UpstreamTimeout > MaxUpstreamTimeout {
 		problems = append(problems, fmt.Sprintf("upstream timeout must be between 0 and %v", MaxUpstreamTimeout))
+	}
+	if need := memoryFactor * (c.MaxBodyBytes + c.MaxResponseBytes); c.MaxBufferedBytes < need {
+		problems = append(problems, fmt.Sprintf("max buffered bytes must be at least %d (%d times the largest request body and answer), or no answer of the largest size could be checked", need, memoryFactor))
 	}
 	if c.ListTimeout < 0 || c.ListTimeout > MaxUpstreamTimeout {
 		problems = append(problems, fmt.Sprintf("list timeout must be between 0 and %v", MaxUpstreamTimeout))

@@ -70,6 +70,28 @@ func (e *env) call(token, body string) (int, string, string, error) {
 	return resp.StatusCode, resp.Header.Get("Retry-After"), string(raw), err
 }
 
+// answer is what one of concurrent calls got.
+type answer struct {
+	status     int
+	retryAfter string
+	body       string
+	took       time.Duration
+	err        error
+}
+
+// calls sends n dbQueryCalls at once; their answers arrive as they come.
+func (e *env) calls(token string, n int) <-chan answer {
+	answers := make(chan answer, n)
+	for range n {
+		go func() {
+			start := time.Now()
+			status, ra, body, err := e.call(token, dbQueryCall)
+			answers <- answer{status, ra, body, time.Since(start), err}
+		}()
+	}
+	return answers
+}
+
 const dbQueryCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"db_query","arguments":{"sql":"select 1"}}}`
 
 // When the live listing expires and the upstream's tools/list hangs, the
@@ -101,19 +123,7 @@ func TestListRefreshIsSharedAndBounded(t *testing.T) {
 	e.up.forge.Store(&f)
 	time.Sleep(ttl) // the listing expires
 	const n = 20
-	type answer struct {
-		body string
-		took time.Duration
-		err  error
-	}
-	answers := make(chan answer, n)
-	for range n {
-		go func() {
-			start := time.Now()
-			_, _, body, err := e.call(tok, dbQueryCall)
-			answers <- answer{body, time.Since(start), err}
-		}()
-	}
+	answers := e.calls(tok, n)
 	for range n {
 		a := <-answers
 		if a.err != nil || !strings.Contains(a.body, `"code":-32003`) || !strings.Contains(a.body, "list-timeout") || a.took > timeout+time.Second {
@@ -128,4 +138,142 @@ func TestListRefreshIsSharedAndBounded(t *testing.T) {
 	if _, _, body, err := e.call(tok, dbQueryCall); err != nil || !strings.Contains(body, `"row_count":2`) {
 		t.Errorf("a call once the upstream lists again: %v %s", err, body)
 	}
+}
+
+// Requests beyond what the router may hold at once are answered 503 with
+// Retry-After at once, never forwarded, rather than each buffering an
+// answer of up to --max-response-bytes: 200 concurrent calls to a slow
+// upstream all reached it at the same time.
+func TestConcurrentExchangesBounded(t *testing.T) {
+	e := startEnv(t, nil)
+	tok := e.pipelineToken(t, e.resource)
+	if _, _, body, err := e.call(tok, dbQueryCall); err != nil || !strings.Contains(body, `"row_count":2`) {
+		t.Fatalf("%v %s", err, body) // the listing and the schemas are read
+	}
+	var now, most atomic.Int32
+	f := func(_, method string, id json.RawMessage) (string, string, bool) {
+		if method != "tools/call" {
+			return "", "", false
+		}
+		n := now.Add(1)
+		defer now.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		time.Sleep(time.Second)
+		return "application/json", `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"structuredContent":{"rows":[],"row_count":0}}}`, true
+	}
+	e.up.forge.Store(&f)
+	defer e.up.forge.Store(nil)
+	const n = 200
+	answers := e.calls(tok, n)
+	ok, busy := 0, 0
+	for range n {
+		a := <-answers
+		switch {
+		case a.err == nil && a.status == http.StatusOK && strings.Contains(a.body, `"row_count":0`):
+			ok++
+		case a.err == nil && a.status == http.StatusServiceUnavailable && a.retryAfter != "" && strings.Contains(a.body, `"code":-32003`) && a.took < 900*time.Millisecond:
+			busy++
+		default:
+			t.Errorf("%d (Retry-After %q) after %v: %v %.300s", a.status, a.retryAfter, a.took, a.err, a.body)
+		}
+	}
+	if m := most.Load(); m > route.DefaultMaxInFlight || ok < 1 || busy < n-route.DefaultMaxInFlight {
+		t.Errorf("%d calls at the upstream at once (at most %d allowed); %d answered, %d refused 503", m, route.DefaultMaxInFlight, ok, busy)
+	}
+	settles(t, e, "typeward_route_in_flight", 0)
+}
+
+// The bytes of answers being checked are bounded too: answers that arrive
+// slowly, each holding a megabyte in the router, are refused once
+// MaxBufferedBytes is spent, rather than each buffering up to
+// MaxResponseBytes (502 without Retry-After: the call reached the upstream
+// and may have run); the budget is whole again when they are done.
+func TestBufferedBytesBounded(t *testing.T) {
+	const mb = 1 << 20
+	e := startEnv(t, func(c *route.Config) {
+		c.MaxBodyBytes, c.MaxResponseBytes = mb/4, 2*mb
+		c.MaxBufferedBytes = 16 * 4 * mb // room for 3 answers of 1 MB held, and a little more
+		c.ListTTL = time.Minute          // the calls' answers only
+	})
+	tok := e.pipelineToken(t, e.resource)
+	if _, _, body, err := e.call(tok, dbQueryCall); err != nil || !strings.Contains(body, `"row_count":2`) {
+		t.Fatalf("%v %s", err, body)
+	}
+	release := make(chan struct{})
+	a := func(w http.ResponseWriter, method string, id json.RawMessage) bool {
+		if method != "tools/call" {
+			return false
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, ": "+strings.Repeat("x", mb)+"\n") // an SSE comment, held by the router
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-time.After(5 * time.Second):
+		}
+		_, _ = io.WriteString(w, `data: {"jsonrpc":"2.0","id":`+string(id)+`,"result":{"structuredContent":{"rows":[],"row_count":0}}}`+"\n\n")
+		return true
+	}
+	e.up.answer.Store(&a)
+	defer e.up.answer.Store(nil)
+	const n = 8
+	answers := e.calls(tok, n)
+	ok, busy := 0, 0
+	count := func(a answer) {
+		switch {
+		case a.err == nil && a.status == http.StatusOK && strings.Contains(a.body, `"row_count":0`):
+			ok++
+		case a.err == nil && a.status == http.StatusBadGateway && strings.Contains(a.body, "may have run") && strings.Contains(a.body, "max-buffered-bytes"):
+			busy++
+		default:
+			t.Errorf("%d %v %.300s", a.status, a.err, a.body)
+		}
+	}
+	for range n - 3 { // those beyond the budget are answered before the release
+		select {
+		case a := <-answers:
+			count(a)
+		case <-time.After(3 * time.Second):
+			t.Fatalf("%d of %d calls answered while %d MB of answers are held; want %d refused", busy, n, n, n-3)
+		}
+	}
+	if ok != 0 {
+		t.Errorf("%d calls answered before the upstream finished", ok)
+	}
+	close(release)
+	for range 3 {
+		count(<-answers)
+	}
+	if ok < 1 || busy < n-3 {
+		t.Errorf("%d answered, %d refused; want 1 to 3 answered", ok, busy)
+	}
+	e.up.answer.Store(nil)
+	if _, _, body, err := e.call(tok, dbQueryCall); err != nil || !strings.Contains(body, `"row_count":2`) {
+		t.Errorf("a call once the answers are done: %v %s", err, body)
+	}
+	settles(t, e, "typeward_route_buffered_bytes", 0)
+	settles(t, e, "typeward_route_in_flight", 0)
+}
+
+// settles waits (a second at most) for one of the router's gauges to read
+// want: a handler finishes just after its answer is written.
+func settles(t *testing.T, e *env, name string, want float64) {
+	t.Helper()
+	got := -1.0
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		mfs, err := e.router.Metrics().Registry().Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range mfs {
+			if mf.GetName() == name {
+				got = mf.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		if got == want {
+			return
+		}
+	}
+	t.Errorf("%s = %v, want %v", name, got, want)
 }

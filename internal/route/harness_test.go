@@ -52,6 +52,9 @@ type upstream struct {
 	// returns ok false to let the go-sdk server answer.
 	forge    atomic.Pointer[func(httpMethod, method string, id json.RawMessage) (contentType, body string, ok bool)]
 	rawCalls atomic.Int32 // tools/call bodies that arrived, whoever answered
+	// answer, when set, writes the answer itself (in parts, slowly) and
+	// returns true, or returns false to leave it to forge or the server.
+	answer atomic.Pointer[func(w http.ResponseWriter, method string, id json.RawMessage) bool]
 }
 
 func (u *upstream) count(tool string) int {
@@ -174,6 +177,9 @@ func startUpstream(t testing.TB, opts *mcp.StreamableHTTPOptions) *upstream {
 		_ = json.Unmarshal(raw, &m)
 		if m.Method == "tools/call" || bytes.Contains(raw, []byte("tools/call")) {
 			u.rawCalls.Add(1)
+		}
+		if a := u.answer.Load(); a != nil && (*a)(w, m.Method, m.ID) {
+			return
 		}
 		if f := u.forge.Load(); f != nil {
 			if ct, body, ok := (*f)(r.Method, m.Method, m.ID); ok {

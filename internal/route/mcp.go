@@ -36,7 +36,12 @@ func (rt *Router) serveMCP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), rt.cfg.UpstreamTimeout)
 	defer cancel()
 	if len(bytes.TrimSpace(body)) == 0 {
-		rt.relay(ctx, w, r, nil, nil)
+		tk, ok := rt.admit(w, r, nil, 0)
+		if !ok {
+			return
+		}
+		defer tk.done()
+		rt.relay(ctx, w, r, nil, nil, tk)
 		return
 	}
 	if isBatch(body) {
@@ -59,20 +64,47 @@ func (rt *Router) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, nil, rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("%.100s needs an id, a string or a number", msg.Method)})
 		return
 	}
+	if m := msg.Method; m != "" && m != "tools/call" && m != "tools/list" && !passedMethod(m) {
+		rt.refuse(r, "method_not_allowed")
+		writeRPCError(w, msg.ID, rpcError{Code: codeMethodNotFound,
+			Message: fmt.Sprintf("typeward route does not pass %.100q on: a composition token authorizes tools (initialize, ping, logging/setLevel, tools/list, tools/call and notifications only)", m)})
+		return
+	}
+	tk, ok := rt.admit(w, r, msg.ID, len(body))
+	if !ok {
+		return
+	}
+	defer tk.done()
 	switch msg.Method {
 	case "tools/call":
-		rt.call(ctx, w, r, claims, msg, body)
+		rt.call(ctx, w, r, claims, msg, body, tk)
 	case "tools/list":
-		rt.list(ctx, w, r, claims, msg, body)
+		rt.list(ctx, w, r, claims, msg, body, tk)
 	default:
-		if msg.Method != "" && !passedMethod(msg.Method) {
-			rt.refuse(r, "method_not_allowed")
-			writeRPCError(w, msg.ID, rpcError{Code: codeMethodNotFound,
-				Message: fmt.Sprintf("typeward route does not pass %.100q on: a composition token authorizes tools (initialize, ping, logging/setLevel, tools/list, tools/call and notifications only)", msg.Method)})
-			return
-		}
-		rt.relay(ctx, w, r, msg, body)
+		rt.relay(ctx, w, r, msg, body, tk)
 	}
+}
+
+// admit takes a slot of the limiter for a request of n bytes, or answers
+// 503 (a JSON-RPC error to id, with Retry-After): what the router holds
+// at once is bounded, and nothing queues.
+func (rt *Router) admit(w http.ResponseWriter, r *http.Request, id json.RawMessage, n int) (*ticket, bool) {
+	tk, err := rt.limit.admit(n)
+	if err != nil {
+		rt.busy(w, r, id, err)
+		return nil, false
+	}
+	return tk, true
+}
+
+// busy answers 503 with Retry-After and a JSON-RPC error to id.
+func (rt *Router) busy(w http.ResponseWriter, r *http.Request, id json.RawMessage, err error) {
+	rt.refuse(r, "overloaded")
+	w.Header().Set("Retry-After", "1")
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write(errorMessage(id, rpcError{Code: codeUnavailable, Message: err.Error() + "; retry later"}))
 }
 
 // validID reports a JSON-RPC request id MCP allows: a string or a number.
@@ -94,15 +126,15 @@ func passedMethod(method string) bool {
 
 // relay passes any other request through; its answer is screened like a
 // tools/call's (answers for another request are not passed on).
-func (rt *Router) relay(ctx context.Context, w http.ResponseWriter, r *http.Request, msg *rpcMessage, body []byte) {
-	x, err := rt.send(ctx, r, body)
-	if err != nil {
-		rt.upstreamFailed(w, r, err)
-		return
-	}
+func (rt *Router) relay(ctx context.Context, w http.ResponseWriter, r *http.Request, msg *rpcMessage, body []byte, tk *ticket) {
 	var id json.RawMessage
 	if msg != nil && msg.Method != "" {
 		id = msg.ID
+	}
+	x, err := rt.send(ctx, r, body, tk)
+	if err != nil {
+		rt.upstreamFailed(w, r, id, err)
+		return
 	}
 	x.rewrite(func(m []byte) []byte {
 		out, _ := rt.screen(r, id, m, nil)
@@ -154,17 +186,23 @@ func (rt *Router) screen(r *http.Request, id json.RawMessage, m []byte, onResult
 	return nil, false
 }
 
-func (rt *Router) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
+// upstreamFailed answers a request whose upstream exchange failed: 503
+// when the answer did not fit what the router may hold, else 502.
+func (rt *Router) upstreamFailed(w http.ResponseWriter, r *http.Request, id json.RawMessage, err error) {
+	if errors.Is(err, errBusy) {
+		rt.busy(w, r, id, err)
+		return
+	}
 	rt.refuse(r, "upstream_unavailable")
 	rt.cfg.Log.WarnContext(r.Context(), "upstream failed", "err", err, "request_id", requestID(r.Context()))
 	http.Error(w, "the upstream MCP server cannot be reached", http.StatusBadGateway)
 }
 
 // list forwards tools/list and filters the answer to the token's tools.
-func (rt *Router) list(ctx context.Context, w http.ResponseWriter, r *http.Request, claims *verify.Claims, msg *rpcMessage, body []byte) {
-	x, err := rt.send(ctx, r, body)
+func (rt *Router) list(ctx context.Context, w http.ResponseWriter, r *http.Request, claims *verify.Claims, msg *rpcMessage, body []byte, tk *ticket) {
+	x, err := rt.send(ctx, r, body, tk)
 	if err != nil {
-		rt.upstreamFailed(w, r, err)
+		rt.upstreamFailed(w, r, msg.ID, err)
 		return
 	}
 	x.rewrite(func(m []byte) []byte {
@@ -201,7 +239,7 @@ func (rt *Router) list(ctx context.Context, w http.ResponseWriter, r *http.Reque
 // call enforces the pinned contract of one tools/call: the version pinned,
 // the upstream's declaration unchanged, the arguments valid, the order (if
 // enforced); then forwards and checks the result.
-func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Request, claims *verify.Claims, msg *rpcMessage, body []byte) {
+func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Request, claims *verify.Claims, msg *rpcMessage, body []byte, tk *ticket) {
 	// verify.ToolName read params.name; the router reads the members it
 	// acts on by their exact names, as the upstream will.
 	var params callParams
@@ -233,6 +271,11 @@ func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		return
 	}
 	live, err := rt.live.digest(ctx, r, params.Name)
+	if errors.Is(err, errBusy) {
+		rt.calls(params.Name, "refused")
+		rt.busy(w, r, msg.ID, err)
+		return
+	}
 	if err != nil && !errors.Is(err, errAbsent) {
 		rt.refuse(r, "upstream_unavailable")
 		rt.calls(params.Name, "refused")
@@ -276,7 +319,7 @@ func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		}
 	}
 
-	x, err := rt.send(ctx, r, body)
+	x, err := rt.send(ctx, r, body, tk)
 	if err != nil {
 		// The call may have run unless it never left: a hang-up or a
 		// timeout must not give the run back (a client hanging up at once
@@ -286,7 +329,17 @@ func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Reque
 			rt.order.abort(step)
 		}
 		rt.calls(params.Name, "upstream_error")
-		rt.upstreamFailed(w, r, err)
+		if errors.Is(err, errBusy) {
+			// The call reached the upstream and may have run: no
+			// Retry-After, a retry could run it again.
+			rt.refuse(r, "overloaded")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = w.Write(errorMessage(msg.ID, rpcError{Code: codeUnavailable,
+				Message: fmt.Sprintf("tool %s: the call reached the upstream and may have run, but its answer was not checked: %v", params.Name, err)}))
+			return
+		}
+		rt.upstreamFailed(w, r, msg.ID, err)
 		return
 	}
 	outcome := "ok"

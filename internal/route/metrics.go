@@ -39,6 +39,15 @@ func newMetrics() *Metrics {
 	return m
 }
 
+// watch exposes what the limiter holds.
+func (m *Metrics) watch(l *limiter) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "typeward_route_in_flight",
+			Help: "Requests holding one of the --max-in-flight upstream exchange slots."}, func() float64 { return float64(len(l.slots)) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "typeward_route_buffered_bytes",
+			Help: "Bytes charged against --max-buffered-bytes: the messages being checked, each byte counted 16 times."}, func() float64 { return float64(l.used.Load()) }))
+}
+
 // Handler exposes the metrics.
 func (m *Metrics) Handler() http.Handler { return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}) }
 

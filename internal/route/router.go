@@ -24,6 +24,7 @@ type Router struct {
 	verifier *verify.Verifier
 	schemas  *schemaCache
 	live     *liveTools
+	limit    *limiter
 	order    *orderState
 	metrics  *Metrics
 	handler  http.Handler
@@ -64,6 +65,8 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	upClient.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	rt.upClient = &upClient
 	rt.schemas = newSchemaCache(cfg.HTTPClient, cfg.RegistryURL, cfg.SchemaCacheBytes)
+	rt.limit = newLimiter(cfg.MaxInFlight, cfg.MaxBufferedBytes)
+	rt.metrics.watch(rt.limit)
 	rt.live = &liveTools{rt: rt, ttl: cfg.ListTTL, timeout: cfg.ListTimeout}
 	if cfg.EnforceOrder {
 		rt.order = newOrderState(cfg.OrderStateBytes, cfg.Now)

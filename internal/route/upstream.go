@@ -47,13 +47,14 @@ func (rt *Router) upstreamRequest(ctx context.Context, r *http.Request, body []b
 	return req, nil
 }
 
-// send passes the client's request upstream and reads the answer whole.
-func (rt *Router) send(ctx context.Context, r *http.Request, body []byte) (*exchange, error) {
+// send passes the client's request upstream and reads the answer whole,
+// charged to tk.
+func (rt *Router) send(ctx context.Context, r *http.Request, body []byte, tk *ticket) (*exchange, error) {
 	req, err := rt.upstreamRequest(ctx, r, body)
 	if err != nil {
 		return nil, err
 	}
-	return rt.roundTrip(req)
+	return rt.roundTrip(req, tk)
 }
 
 // exchange is one upstream answer read whole (bounded).
@@ -64,8 +65,9 @@ type exchange struct {
 	sse    bool
 }
 
-// roundTrip sends req and reads the answer, at most MaxResponseBytes.
-func (rt *Router) roundTrip(req *http.Request) (*exchange, error) {
+// roundTrip sends req and reads the answer, at most MaxResponseBytes,
+// charged to tk.
+func (rt *Router) roundTrip(req *http.Request, tk *ticket) (*exchange, error) {
 	start := rt.cfg.Now()
 	resp, err := rt.upClient.Do(req)
 	if err != nil {
@@ -73,7 +75,7 @@ func (rt *Router) roundTrip(req *http.Request) (*exchange, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, rt.cfg.MaxResponseBytes+1))
+	body, err := tk.read(resp.Body, rt.cfg.MaxResponseBytes)
 	rt.metrics.upstreamSeconds.Observe(rt.cfg.Now().Sub(start).Seconds())
 	if err != nil {
 		return nil, err
@@ -340,9 +342,14 @@ const maxListPages = 100
 // listUpstream asks the upstream for its tools/list, every page, and
 // digests each tool's declaration as typeward does.
 func (rt *Router) listUpstream(ctx context.Context, session string) (map[string]string, error) {
+	// The router's own exchange: the calls waiting on it hold the slots,
+	// its pages are charged one at a time.
+	tk := rt.limit.unslotted()
+	defer tk.done()
 	out := map[string]string{}
 	cursor := ""
 	for page := 0; page < maxListPages; page++ {
+		tk.done() // the page before is digested
 		params := map[string]any{}
 		if cursor != "" {
 			params["cursor"] = cursor
@@ -361,7 +368,7 @@ func (rt *Router) listUpstream(ctx context.Context, session string) (map[string]
 			req.Header.Set("Mcp-Session-Id", session)
 		}
 		req.Header.Set(verify.HeaderMcpMethod, "tools/list")
-		x, err := rt.roundTrip(req)
+		x, err := rt.roundTrip(req, tk)
 		if err != nil {
 			return nil, fmt.Errorf("listing the upstream's tools: %w", err)
 		}
