@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,5 +65,27 @@ func TestShutdownGoesNotReadyFirst(t *testing.T) {
 	}
 	if got := status("/healthz"); got != 0 {
 		t.Errorf("after shutdown: %d, want a refused connection", got)
+	}
+}
+
+// TestShutdownOutlastsASilentConnection: a connection that never sends a
+// request (as a client's spare dial does, made for a request another
+// connection then served) must not fail a graceful shutdown: net/http
+// waits for it until it is over 5 s old, and the harness's shutdown
+// timeout leaves room for that. It failed the harness's 5 s timeout with
+// "Serve: context deadline exceeded".
+func TestShutdownOutlastsASilentConnection(t *testing.T) {
+	t.Parallel()
+	var silent net.Conn
+	t.Cleanup(func() { // runs after the harness's shutdown
+		if silent != nil {
+			silent.Close()
+		}
+	})
+	h := start(t, embedded, nil)
+	var err error
+	silent, err = net.Dial("tcp", strings.TrimPrefix(h.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
 	}
 }

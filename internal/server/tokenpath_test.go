@@ -17,6 +17,7 @@ func TestWarmTokenPathOnlyWritesTheAudit(t *testing.T) {
 	t.Parallel()
 	h, _, authorization, body := tokenLoadSetup(t, database)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}, Timeout: 10 * time.Second}
+	t.Cleanup(client.CloseIdleConnections)
 	load(t, client, h.base+"/oauth2/token", authorization, body, 50, 4) // warm
 
 	var mu sync.Mutex
