@@ -174,13 +174,28 @@ func (d *drawer) layout(ctx context.Context, c *composition.Composition, res *co
 	return g
 }
 
-// version finds the validated version of a node's tool.
+// version finds the validated version of a node's tool: the tool of
+// that exact name ("server/tool", or a bare name the registry has
+// without a server), else the one server's tool a bare name resolved
+// to. Never another server's tool of the same bare name, whose effect
+// is not this node's. Of the versions validated, a pinned node's is
+// that version and an unpinned node's the newest.
 func (d *drawer) version(res *composition.Result, n composition.Node) (string, string) {
-	var found []composition.ToolRef
-	for _, t := range res.Tools {
-		if t.Name == n.Tool || strings.HasSuffix(t.Name, "/"+n.Tool) {
-			if n.Version == 0 || t.Version == n.Version {
+	pick := func(match func(composition.ToolRef) bool) []composition.ToolRef {
+		var found []composition.ToolRef
+		for _, t := range res.Tools {
+			if match(t) && (n.Version == 0 || t.Version == n.Version) {
 				found = append(found, t)
+			}
+		}
+		return found
+	}
+	found := pick(func(t composition.ToolRef) bool { return t.Name == n.Tool })
+	if len(found) == 0 && !strings.Contains(n.Tool, "/") {
+		found = pick(func(t composition.ToolRef) bool { return strings.HasSuffix(t.Name, "/"+n.Tool) })
+		for _, t := range found {
+			if t.Name != found[0].Name { // more than one server's: not this node's to guess
+				return n.Tool, "ambiguous"
 			}
 		}
 	}

@@ -48,9 +48,11 @@ func (c *console) approvalsPage(w http.ResponseWriter, r *http.Request, s *sessi
 		views[i] = v
 	}
 	data := map[string]any{"User": s.user, "CSRF": s.CSRF, "Pending": views,
-		"CanDecide": s.user.Role == users.Approver, "Notice": r.URL.Query().Get("done"), "Problem": problem}
-	if problem != "" {
-		data["Notice"] = ""
+		"CanDecide": s.user.Role == users.Approver, "Problem": problem}
+	// The notice is one of the console's own words, never the query's
+	// text: a link must not make the console say anything else.
+	if done := r.URL.Query().Get("done"); problem == "" && (done == "approved" || done == "denied") {
+		data["Notice"] = done
 	}
 	c.render(w, r, status, "approvals", data)
 }

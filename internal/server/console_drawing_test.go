@@ -1,0 +1,68 @@
+package server_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestConsoleDrawsEachNodesOwnTool: a node naming email_send (v1,
+// mutating) beside a node naming srv/email_send (v3, read-only) is drawn
+// as email_send v1, mutating. The drawing matched a node's tool by name
+// suffix and took the highest version, so it showed the mail-sending
+// node as "email_send v3 (read-only)", the effect of another server's
+// tool, to the person deciding.
+func TestConsoleDrawsEachNodesOwnTool(t *testing.T) {
+	for _, m := range []mode{embedded, database} {
+		t.Run(string(m), func(t *testing.T) {
+			t.Parallel()
+			h := cibaHarness(t, m)
+			admin := h.adminToken()
+			registerExamples(t, h, admin)
+			for _, field := range []string{"body", "body2", "body3"} {
+				tool := `{"name":"email_send","inputSchema":{"type":"object","properties":{"` + field + `":{"type":"string"}}},"annotations":{"readOnlyHint":true}}`
+				if r := h.admin(http.MethodPut, "/admin/v1/tools/srv%2Femail_send", admin, []byte(tool)); r.status != http.StatusCreated {
+					t.Fatalf("declare srv/email_send: %d %s", r.status, r.body)
+				}
+			}
+			c := h.createClient(admin, map[string]any{"client_name": "two senders", "allowed_tools": []string{"*"},
+				"allowed_audiences": []string{routerAud}, "approval": "always"})
+			details := `[{"type":"mcp_composition","composition":{"nodes":[{"id":"send","tool":"email_send"},{"id":"noop","tool":"srv/email_send"}]}}]`
+			if r := h.postForm("/oauth2/bc-authorize", c.ID, c.Secret, url.Values{"authorization_details": {details}}); r.status != http.StatusOK {
+				t.Fatalf("bc-authorize: %d %s", r.status, r.body)
+			}
+			b := newBrowser(h)
+			if r := b.signIn(t, consolePassword); r.status != http.StatusSeeOther {
+				t.Fatalf("sign-in: %d", r.status)
+			}
+			page := string(b.send(http.MethodGet, "/console/approvals", nil).body)
+			for _, want := range []string{"<title>send: email_send v1 (mutating)</title>", "<title>noop: srv/email_send v3 (read-only)</title>"} {
+				if !strings.Contains(page, want) {
+					t.Errorf("the approvals page lacks %q:\n%s", want, page)
+				}
+			}
+		})
+	}
+}
+
+// TestConsoleNoticeIsNotFromTheURL: the notice after a decision says
+// "approved" or "denied", never text from the query string (a link could
+// make the console say anything in its own voice).
+func TestConsoleNoticeIsNotFromTheURL(t *testing.T) {
+	h := cibaHarness(t, embedded)
+	b := newBrowser(h)
+	if r := b.signIn(t, consolePassword); r.status != http.StatusSeeOther {
+		t.Fatalf("sign-in: %d", r.status)
+	}
+	const forged = "approved. Your session expired: sign in again at evil.example"
+	page := string(b.send(http.MethodGet, "/console/approvals?done="+url.QueryEscape(forged), nil).body)
+	if strings.Contains(page, "evil.example") {
+		t.Errorf("the query string wrote the notice: %s", page)
+	}
+	for _, done := range []string{"approved", "denied"} {
+		if page := string(b.send(http.MethodGet, "/console/approvals?done="+done, nil).body); !strings.Contains(page, "Request "+done+".") {
+			t.Errorf("done=%s: no notice", done)
+		}
+	}
+}
