@@ -129,7 +129,16 @@ func (c *console) cookieName() string {
 	return "typeward_session"
 }
 
-const preSessionCookie = "typeward_signin"
+// preSessionCookie is the sign-in form's CSRF cookie, __Host- on https
+// as the session's is: a cookie another host of the site (or an http page
+// of this one) planted with a token it knows must not pass the
+// double-submit check, or it could sign a person into its own account.
+func (c *console) preSessionCookie() string {
+	if c.cfg.Secure {
+		return "__Host-typeward_signin"
+	}
+	return "typeward_signin"
+}
 
 func (c *console) setCookie(w http.ResponseWriter, name, value string, maxAge int) {
 	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
@@ -196,7 +205,7 @@ func (c *console) render(w http.ResponseWriter, r *http.Request, status int, pag
 
 func (c *console) signinPage(w http.ResponseWriter, r *http.Request) {
 	token := users.NewCSRF()
-	c.setCookie(w, preSessionCookie, token, 600)
+	c.setCookie(w, c.preSessionCookie(), token, 600)
 	c.render(w, r, http.StatusOK, "signin", map[string]any{"CSRF": token})
 }
 
@@ -206,7 +215,7 @@ func (c *console) signinPage(w http.ResponseWriter, r *http.Request) {
 // the router has set from X-Forwarded-For behind a trusted proxy) and per
 // user.
 func (c *console) signin(w http.ResponseWriter, r *http.Request) {
-	pre, err := r.Cookie(preSessionCookie)
+	pre, err := r.Cookie(c.preSessionCookie())
 	if err != nil || !sameToken(r.PostFormValue("csrf"), pre.Value) {
 		c.render(w, r, http.StatusForbidden, "signin", map[string]any{"Error": "The sign-in form is stale or forged (CSRF token mismatch); reload the page."})
 		return
@@ -227,7 +236,7 @@ func (c *console) signin(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	c.setCookie(w, preSessionCookie, "", -1)
+	c.setCookie(w, c.preSessionCookie(), "", -1)
 	c.setCookie(w, c.cookieName(), token, int(sess.ExpiresAt.Sub(sess.CreatedAt)/time.Second))
 	http.Redirect(w, r, Prefix+"/approvals", http.StatusSeeOther)
 }

@@ -58,3 +58,42 @@ func TestSignInLockoutIsPerAddress(t *testing.T) {
 		t.Fatalf("the approver from another address: %d %s, want 303 to the approvals", w.Code, w.Body)
 	}
 }
+
+// TestSignInFormCookieIsHostOnlyWhenSecure, over HTTP: on an https
+// issuer the sign-in form's CSRF cookie is __Host- (Secure, Path=/, no
+// Domain), as the session cookie is. A plain typeward_signin cookie, which
+// a sibling subdomain or an http page of the host can plant with a token
+// it knows, no longer passes the double-submit check: that was a login
+// CSRF, signing a person into the planter's account.
+func TestSignInFormCookieIsHostOnlyWhenSecure(t *testing.T) {
+	store := memory.NewUsers()
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	const password = "correct horse battery staple"
+	if err := users.Add(context.Background(), store, "mallory", password, users.Approver, now); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(console.New(console.Config{Users: store, Secure: true, Now: func() time.Time { return now }}))
+	defer srv.Close()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(srv.URL + console.Prefix + "/signin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	set := resp.Header.Get("Set-Cookie")
+	if !strings.HasPrefix(set, "__Host-typeward_signin=") || !strings.Contains(set, "Secure") || !strings.Contains(set, "Path=/") {
+		t.Errorf("sign-in form cookie %q, want __Host-typeward_signin, Secure, Path=/", set)
+	}
+	form := url.Values{"csrf": {"planted"}, "username": {"mallory"}, "password": {password}}
+	r, _ := http.NewRequest(http.MethodPost, srv.URL+console.Prefix+"/signin", strings.NewReader(form.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.AddCookie(&http.Cookie{Name: "typeward_signin", Value: "planted"})
+	resp, err = client.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Set-Cookie") != "" {
+		t.Errorf("sign-in with a planted form cookie: %d %q, want 403 and no session", resp.StatusCode, resp.Header.Get("Set-Cookie"))
+	}
+}
