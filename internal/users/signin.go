@@ -47,8 +47,17 @@ func SignIn(ctx context.Context, s Store, t *Throttle, name, password, remote st
 	}
 	u, err := s.Get(ctx, name)
 	if errors.Is(err, ErrNotFound) || ValidateName(name) != nil || len(password) > MaxPasswordLen {
+		// A name nobody has gets the per-user delay a user would get
+		// (from the throttle, not the store), so a 429 of that delay
+		// does not say the name exists.
+		if u := t.unknownUntil(name, now); !u.IsZero() && errors.Is(err, ErrNotFound) {
+			return nil, "", &ThrottledError{RetryAt: u}
+		}
 		_, _ = VerifyPassword(password, dummyHash)
 		t.fail(a, now)
+		if errors.Is(err, ErrNotFound) {
+			t.failUnknown(name, now)
+		}
 		return nil, "", ErrBadCredentials
 	}
 	if err != nil {

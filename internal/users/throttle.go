@@ -71,14 +71,19 @@ type Throttle struct {
 	pairs *cache.Cache[string, failures]
 	addrs *cache.Cache[string, failures]
 	known *cache.Cache[string, struct{}]
+	// unknown counts the failures of names no user has, with the delay
+	// the store's per-user count gives a user that exists, so that the
+	// delay does not tell which names exist.
+	unknown *cache.Cache[string, failures]
 }
 
 // NewThrottle returns an empty throttle within its bounds.
 func NewThrottle() *Throttle {
 	size := func(k string, _ failures) int64 { return int64(len(k)) + failuresBytes }
 	return &Throttle{
-		pairs: cache.New(cache.Config[string, failures]{MaxBytes: maxThrottleBytes, MaxEntries: maxThrottled, Size: size}),
-		addrs: cache.New(cache.Config[string, failures]{MaxBytes: maxThrottleBytes, MaxEntries: maxThrottled, Size: size}),
+		pairs:   cache.New(cache.Config[string, failures]{MaxBytes: maxThrottleBytes, MaxEntries: maxThrottled, Size: size}),
+		addrs:   cache.New(cache.Config[string, failures]{MaxBytes: maxThrottleBytes, MaxEntries: maxThrottled, Size: size}),
+		unknown: cache.New(cache.Config[string, failures]{MaxBytes: maxThrottleBytes, MaxEntries: maxThrottled, Size: size}),
 		known: cache.New(cache.Config[string, struct{}]{MaxBytes: maxKnownBytes, MaxEntries: maxKnown,
 			Size: func(k string, _ struct{}) int64 { return int64(len(k)) }}),
 	}
@@ -151,4 +156,31 @@ func (t *Throttle) succeed(a attempt) {
 	defer t.mu.Unlock()
 	t.pairs.Delete(a.pair)
 	t.known.Put(a.pair, struct{}{})
+}
+
+// unknownUntil is until when a name no user has is delayed, as a user
+// with as many failures since its last success would be (zero: now).
+func (t *Throttle) unknownUntil(name string, now time.Time) time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f, ok := t.unknown.Get(name)
+	if !ok || !now.Before(f.last) {
+		return time.Time{}
+	}
+	return f.last
+}
+
+// failUnknown counts a failure of a name no user has as the store counts
+// a user's: its n-th failure delays the name Backoff(n, UserFree,
+// UserMaxWait) from now (kept in failures.last).
+func (t *Throttle) failUnknown(name string, now time.Time) {
+	if len(name) > MaxNameLen {
+		return // never a user's name: nothing to hide
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f, _ := t.unknown.Get(name)
+	f.n++
+	f.last = now.Add(Backoff(f.n, UserFree, UserMaxWait))
+	t.unknown.Put(name, f)
 }
