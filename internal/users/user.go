@@ -69,8 +69,9 @@ type Store interface {
 	Create(ctx context.Context, u *User) error
 	// Get returns one user, or ErrNotFound.
 	Get(ctx context.Context, name string) (*User, error)
-	// SetPassword replaces the hash and role of an existing user and
-	// clears its failures (the bootstrap of a configured user).
+	// SetPassword replaces the hash and role of an existing user, clears
+	// its failures and ends its sessions (the bootstrap of a configured
+	// user: a new password signs out whoever had the old one).
 	SetPassword(ctx context.Context, name string, role Role, hash string) error
 	// RecordFailure counts a failed sign-in and sets the lock; it returns
 	// the failure count after this one.

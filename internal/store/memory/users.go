@@ -57,6 +57,11 @@ func (s *Users) SetPassword(_ context.Context, name string, role users.Role, has
 	}
 	u.Role, u.PasswordHash, u.FailedSignIns, u.LockedUntil = role, hash, 0, time.Time{}
 	s.users[name] = u
+	for k, sess := range s.sessions {
+		if sess.User == name {
+			delete(s.sessions, k)
+		}
+	}
 	return nil
 }
 

@@ -75,8 +75,10 @@ func (s *Users) exec(ctx context.Context, what, name, sql string, args ...any) e
 
 // SetPassword implements users.Store.
 func (s *Users) SetPassword(ctx context.Context, name string, role users.Role, hash string) error {
-	return s.exec(ctx, "set password of user", name, `UPDATE console_users SET role = $2, password_hash = $3,
-		failed_sign_ins = 0, locked_until = NULL WHERE name = $1`, string(role), hash)
+	// One statement: the sessions end with the password they were made under.
+	return s.exec(ctx, "set password of user", name, `WITH ended AS (DELETE FROM console_sessions WHERE user_name = $1)
+		UPDATE console_users SET role = $2, password_hash = $3, failed_sign_ins = 0, locked_until = NULL WHERE name = $1`,
+		string(role), hash)
 }
 
 // RecordFailure implements users.Store: one statement counts the failure,

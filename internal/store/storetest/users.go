@@ -120,5 +120,26 @@ func RunUsers(t *testing.T, newStore func(t *testing.T) users.Store) {
 		if _, err := s.Session(ctx, sess.TokenHash, usersEpoch); !errors.Is(err, users.ErrNotFound) {
 			t.Errorf("deleted session: %v", err)
 		}
+
+		// A new password ends the user's sessions, and no one else's.
+		if err := s.Create(ctx, &users.User{Name: "carol", Role: users.Approver, PasswordHash: "$c", CreatedAt: usersEpoch}); err != nil {
+			t.Fatal(err)
+		}
+		carols := &users.Session{TokenHash: []byte("carol-session-hash-0123456789abc"), User: "carol", CSRF: "c",
+			CreatedAt: usersEpoch, ExpiresAt: usersEpoch.Add(time.Hour)}
+		for _, ss := range []*users.Session{sess, carols} {
+			if err := s.CreateSession(ctx, ss); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.SetPassword(ctx, "alice", users.Approver, "$newer"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Session(ctx, sess.TokenHash, usersEpoch); !errors.Is(err, users.ErrNotFound) {
+			t.Errorf("alice's session after her new password: %v, want ErrNotFound", err)
+		}
+		if _, err := s.Session(ctx, carols.TokenHash, usersEpoch); err != nil {
+			t.Errorf("carol's session after alice's new password: %v", err)
+		}
 	})
 }
