@@ -40,6 +40,10 @@ type flatGraph struct {
 	nodes  []flatNode
 	edges  []Edge
 	issues []verdict.Issue
+	// refs are the stored definitions read, by name, with their digests
+	// ("" for a name with none stored): what the result depends on
+	// besides the document and the tools.
+	refs []registry.CompositionRef
 }
 
 // subgraph is what a reference to a stored composition became: its entry
@@ -137,12 +141,15 @@ func (f *flattener) reference(ctx context.Context, n Node, id string, stack []st
 	}
 	def, err := f.store.Definition(ctx, n.Composition)
 	if errors.Is(err, registry.ErrNotFound) {
+		f.graph.refs = append(f.graph.refs, registry.CompositionRef{Name: n.Composition})
 		f.issue(errorIssue(verdict.CodeUnknownComposition, fmt.Sprintf("node %s: no stored composition %q", id, n.Composition)))
 		return subgraph{}, nil
 	}
 	if err != nil {
 		return subgraph{}, fmt.Errorf("composition %q: %w", n.Composition, err)
 	}
+	digest, _ := registry.CompositionDigest(n.Composition, def) // "" if it no longer digests: never equal to a stored one
+	f.graph.refs = append(f.graph.refs, registry.CompositionRef{Name: n.Composition, Digest: digest})
 	sub, err := Parse(def)
 	if err != nil {
 		f.issue(errorIssue(verdict.CodeInvalidComposition, fmt.Sprintf("node %s: stored composition %q: %v", id, n.Composition, err)))

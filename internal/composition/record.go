@@ -32,7 +32,7 @@ type Recorded struct {
 // as invalid, with why. registry.ErrConflict means the definition changed
 // while it was validated and nothing was recorded.
 func Record(ctx context.Context, store registry.Store, v Validates, c registry.Composition) (*Recorded, error) {
-	res := &Result{Tools: []ToolRef{}, Edges: []EdgeRef{}}
+	res := &Result{Tools: []ToolRef{}, Edges: []EdgeRef{}, Compositions: []registry.CompositionRef{}}
 	var refs []registry.ToolRef
 	parsed, err := Parse(c.Definition)
 	if err != nil {
@@ -51,7 +51,8 @@ func Record(ctx context.Context, store registry.Store, v Validates, c registry.C
 	if err != nil {
 		return nil, err
 	}
-	err = store.RecordValidation(ctx, c.Name, registry.Validation{DefinitionDigest: c.Digest, Valid: res.Valid(), Issues: issues, Tools: refs})
+	err = store.RecordValidation(ctx, c.Name, registry.Validation{DefinitionDigest: c.Digest, Valid: res.Valid(), Issues: issues, Tools: refs,
+		Compositions: res.Compositions})
 	if err != nil {
 		return nil, err
 	}

@@ -97,6 +97,10 @@ type Result struct {
 	// Digest is "sha256:…" over the canonical flattened composition and
 	// the digests of its tools.
 	Digest string
+	// Compositions are the stored definitions flattened into it, by name
+	// with their digests: what a recorded validation depends on besides
+	// its own definition and its tools.
+	Compositions []registry.CompositionRef
 	// places holds, by index into Issues, where each issue policy grades
 	// stands (see Under).
 	places map[int]policy.Place
@@ -150,7 +154,8 @@ func (v *Validator) Validate(ctx context.Context, c *Composition) (*Result, erro
 	if err := run.walk(ctx, order); err != nil {
 		return nil, err
 	}
-	return &Result{Issues: run.issues, Tools: run.toolRefs(), Edges: run.edgeRefs(), Digest: run.digest(), places: run.places}, nil
+	return &Result{Issues: run.issues, Tools: run.toolRefs(), Edges: run.edgeRefs(), Digest: run.digest(), places: run.places,
+		Compositions: registry.NormalizeCompositionRefs(g.refs)}, nil
 }
 
 // validation is the state of one Validate call.

@@ -39,6 +39,10 @@ type compositionJSON struct {
 	Digest     string                `json:"digest"`
 	UpdatedAt  time.Time             `json:"updated_at"`
 	Validation *storedValidationJSON `json:"validation,omitempty"`
+	// Stale: the validation no longer stands (never validated, or a tool
+	// or stored composition it used has changed since), so its valid says
+	// nothing about the registry as it is; revalidate to know.
+	Stale bool `json:"stale"`
 }
 
 // storedValidationJSON is the recorded validation of a stored composition.
@@ -47,16 +51,38 @@ type storedValidationJSON struct {
 	Valid            bool               `json:"valid"`
 	Issues           json.RawMessage    `json:"issues"`
 	Tools            []registry.ToolRef `json:"tools"`
-	ValidatedAt      time.Time          `json:"validated_at"`
+	// Compositions are the stored compositions it flattened, with the
+	// digests of their definitions then.
+	Compositions []registry.CompositionRef `json:"compositions"`
+	ValidatedAt  time.Time                 `json:"validated_at"`
 }
 
-func compositionOf(c registry.Composition) compositionJSON {
-	out := compositionJSON{Name: c.Name, Definition: c.Definition, Digest: c.Digest, UpdatedAt: c.UpdatedAt}
+func compositionOf(c registry.Composition, stale map[string]bool) compositionJSON {
+	out := compositionJSON{Name: c.Name, Definition: c.Definition, Digest: c.Digest, UpdatedAt: c.UpdatedAt, Stale: stale[c.Name]}
 	if v := c.Validation; v != nil {
+		subs := v.Compositions
+		if subs == nil {
+			subs = []registry.CompositionRef{}
+		}
 		out.Validation = &storedValidationJSON{DefinitionDigest: v.DefinitionDigest, Valid: v.Valid, Issues: v.Issues,
-			Tools: v.Tools, ValidatedAt: v.ValidatedAt}
+			Tools: v.Tools, Compositions: subs, ValidatedAt: v.ValidatedAt}
 	}
 	return out
+}
+
+// staleNames is the set of stored compositions whose validation no longer
+// stands, read after the compositions answered, so that a change between
+// the two reads shows as stale rather than hides.
+func (a *Admin) staleNames(r *http.Request) (map[string]bool, error) {
+	list, err := a.Registry.StaleCompositions(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(list))
+	for _, c := range list {
+		out[c.Name] = true
+	}
+	return out, nil
 }
 
 // validate parses and validates a definition.
@@ -129,7 +155,12 @@ func (a *Admin) getComposition(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, compositionOf(c))
+	stale, err := a.staleNames(r)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, compositionOf(c, stale))
 }
 
 func (a *Admin) listCompositions(w http.ResponseWriter, r *http.Request) {
@@ -138,9 +169,14 @@ func (a *Admin) listCompositions(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
+	stale, err := a.staleNames(r)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
 	out := make([]compositionJSON, len(list))
 	for i, c := range list {
-		out[i] = compositionOf(c)
+		out[i] = compositionOf(c, stale)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"compositions": out})
 }
@@ -164,5 +200,10 @@ func (a *Admin) record(w http.ResponseWriter, r *http.Request, c registry.Compos
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, status, map[string]any{"composition": compositionOf(rec.Composition), "validation": validationOf(rec.Result, policy.Lenient)})
+	stale, err := a.staleNames(r)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, status, map[string]any{"composition": compositionOf(rec.Composition, stale), "validation": validationOf(rec.Result, policy.Lenient)})
 }

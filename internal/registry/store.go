@@ -63,8 +63,10 @@ type Store interface {
 	// (Validation.DefinitionDigest no longer matches).
 	RecordValidation(ctx context.Context, name string, v Validation) error
 	// StaleCompositions lists, sorted by name, the compositions never
-	// validated, changed since, or validated against a tool version that is
-	// no longer current (or a tool since removed).
+	// validated, changed since, validated against a tool version that is
+	// no longer current (or a tool since removed), or against a definition
+	// of a referenced stored composition that has changed since (or been
+	// stored where none was).
 	StaleCompositions(ctx context.Context) ([]Composition, error)
 	// Freshness reports, for every composition, when it was last validated
 	// against when the tools it uses last changed.
@@ -145,7 +147,18 @@ type Validation struct {
 	Valid            bool            // no ERROR issue
 	Issues           json.RawMessage // the validator's issue list, as JSON
 	Tools            []ToolRef       // the versions validated against
-	ValidatedAt      time.Time
+	// Compositions are the stored compositions the definition references
+	// (directly or through another), with the digest of the definition
+	// flattened: one changed or removed since makes the validation stale.
+	Compositions []CompositionRef
+	ValidatedAt  time.Time
+}
+
+// CompositionRef names the definition of a stored composition that a
+// validation flattened; Digest is "" when none was stored under Name.
+type CompositionRef struct {
+	Name   string `json:"name"`
+	Digest string `json:"digest"`
 }
 
 // ToolRef names one version of a tool.
@@ -169,7 +182,8 @@ type Freshness struct {
 	Composition string
 	ValidatedAt time.Time // zero: never validated
 	// ToolsChangedAt is the newest version (or removal) of any tool the
-	// last validation used; zero without a validation.
+	// last validation used, or change of a stored composition it
+	// referenced that made it stale; zero without a validation.
 	ToolsChangedAt time.Time
 	Stale          bool
 }

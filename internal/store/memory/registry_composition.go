@@ -59,6 +59,7 @@ func (r *Registry) RecordValidation(_ context.Context, name string, v registry.V
 	v.ValidatedAt = r.now()
 	v.Issues = slices.Clone(v.Issues)
 	v.Tools = registry.NormalizeRefs(v.Tools)
+	v.Compositions = registry.NormalizeCompositionRefs(v.Compositions)
 	c.Validation = &v
 	r.compositions[name] = c
 	return nil
@@ -68,7 +69,7 @@ func (r *Registry) RecordValidation(_ context.Context, name string, v registry.V
 func (r *Registry) StaleCompositions(context.Context) ([]registry.Composition, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return r.sortedCompositions(func(c registry.Composition) bool { return registry.IsStale(c, r.toolState) }), nil
+	return r.sortedCompositions(func(c registry.Composition) bool { return registry.IsStale(c, r.toolState, r.compositionState) }), nil
 }
 
 // Freshness implements registry.Store.
@@ -77,7 +78,7 @@ func (r *Registry) Freshness(context.Context) ([]registry.Freshness, error) {
 	defer r.mu.RUnlock()
 	out := []registry.Freshness{}
 	for _, c := range r.sortedCompositions(func(registry.Composition) bool { return true }) {
-		out = append(out, registry.FreshnessOf(c, r.toolState))
+		out = append(out, registry.FreshnessOf(c, r.toolState, r.compositionState))
 	}
 	return out, nil
 }
@@ -93,6 +94,16 @@ func (r *Registry) toolState(ref registry.ToolRef) registry.ToolState {
 		return registry.ToolState{ChangedAt: t.removedAt}
 	}
 	return registry.ToolState{Version: t.rec.Version, ChangedAt: t.versions[len(t.versions)-1].CreatedAt}
+}
+
+// compositionState reports a stored composition's definition digest and
+// its last change; r.mu is held.
+func (r *Registry) compositionState(name string) registry.CompositionState {
+	c, ok := r.compositions[name]
+	if !ok {
+		return registry.CompositionState{}
+	}
+	return registry.CompositionState{Digest: c.Digest, UpdatedAt: c.UpdatedAt}
 }
 
 func (r *Registry) sortedCompositions(keep func(registry.Composition) bool) []registry.Composition {
@@ -112,6 +123,7 @@ func cloneComposition(c registry.Composition) registry.Composition {
 		v := *c.Validation
 		v.Issues = slices.Clone(v.Issues)
 		v.Tools = slices.Clone(v.Tools)
+		v.Compositions = slices.Clone(v.Compositions)
 		c.Validation = &v
 	}
 	return c

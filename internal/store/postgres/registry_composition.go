@@ -64,7 +64,7 @@ func (r *Registry) ListCompositions(ctx context.Context) ([]registry.Composition
 func queryCompositions(ctx context.Context, q toolQuerier, where string, args ...any) ([]registry.Composition, error) {
 	rows, err := q.Query(ctx, `
 		SELECT c.name, c.definition::text, c.digest, c.updated_at,
-			c.validated_digest, c.validated_at, c.valid, c.issues::text,
+			c.validated_digest, c.validated_at, c.valid, c.issues::text, c.validated_compositions::text,
 			coalesce((SELECT json_agg(json_build_object('server', ct.server, 'name', ct.name,
 					'version', ct.version, 'digest', ct.digest, 'pinned', ct.pinned)
 				ORDER BY ct.server, ct.name, ct.version)
@@ -76,11 +76,11 @@ func queryCompositions(ctx context.Context, q toolQuerier, where string, args ..
 	out := []registry.Composition{}
 	for rows.Next() {
 		var c registry.Composition
-		var def, tools string
+		var def, tools, subs string
 		var vdigest, issues *string
 		var vat *time.Time
 		var valid *bool
-		if err := rows.Scan(&c.Name, &def, &c.Digest, &c.UpdatedAt, &vdigest, &vat, &valid, &issues, &tools); err != nil {
+		if err := rows.Scan(&c.Name, &def, &c.Digest, &c.UpdatedAt, &vdigest, &vat, &valid, &issues, &subs, &tools); err != nil {
 			return nil, err
 		}
 		c.Definition = []byte(def)
@@ -89,6 +89,9 @@ func queryCompositions(ctx context.Context, q toolQuerier, where string, args ..
 			v := &registry.Validation{DefinitionDigest: *vdigest, ValidatedAt: vat.UTC(), Valid: *valid, Issues: jsonBytes(issues)}
 			if err := json.Unmarshal([]byte(tools), &v.Tools); err != nil {
 				return nil, fmt.Errorf("composition %s: validated tools: %w", c.Name, err)
+			}
+			if err := json.Unmarshal([]byte(subs), &v.Compositions); err != nil {
+				return nil, fmt.Errorf("composition %s: validated compositions: %w", c.Name, err)
 			}
 			c.Validation = v
 		}
@@ -111,12 +114,17 @@ func (r *Registry) RecordValidation(ctx context.Context, name string, v registry
 		if err != nil {
 			return err
 		}
+		subs, err := json.Marshal(registry.NormalizeCompositionRefs(v.Compositions))
+		if err != nil {
+			return err
+		}
 		if digest != v.DefinitionDigest {
 			return fmt.Errorf("composition %s: validated definition %s is not the stored one %s: %w", name, v.DefinitionDigest, digest, registry.ErrConflict)
 		}
 		if _, err := tx.Exec(ctx, `
-			UPDATE compositions SET validated_digest = $2, validated_at = now(), valid = $3, issues = $4
-			WHERE name = $1`, name, v.DefinitionDigest, v.Valid, jsonText(v.Issues)); err != nil {
+			UPDATE compositions SET validated_digest = $2, validated_at = now(), valid = $3, issues = $4,
+				validated_compositions = $5
+			WHERE name = $1`, name, v.DefinitionDigest, v.Valid, jsonText(v.Issues), string(subs)); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM composition_tools WHERE composition = $1`, name); err != nil {
@@ -139,9 +147,9 @@ func (r *Registry) StaleCompositions(ctx context.Context) ([]registry.Compositio
 	if err != nil {
 		return nil, err
 	}
-	out := []registry.Composition{}
+	out, subs := []registry.Composition{}, compositionState(list)
 	for _, c := range list {
-		if registry.IsStale(c, state) {
+		if registry.IsStale(c, state, subs) {
 			out = append(out, c)
 		}
 	}
@@ -154,15 +162,16 @@ func (r *Registry) Freshness(ctx context.Context) ([]registry.Freshness, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]registry.Freshness, len(list))
+	out, subs := make([]registry.Freshness, len(list)), compositionState(list)
 	for i, c := range list {
-		out[i] = registry.FreshnessOf(c, state)
+		out[i] = registry.FreshnessOf(c, state, subs)
 	}
 	return out, nil
 }
 
 // compositionsWithState loads every composition and the current state of
-// every tool a validation used, in one repeatable-read transaction so that
+// every tool a validation used (the compositions' own states are in the
+// list), in one repeatable-read transaction so that
 // both halves agree.
 func (r *Registry) compositionsWithState(ctx context.Context) ([]registry.Composition, func(registry.ToolRef) registry.ToolState, error) {
 	type key struct{ server, name string }
@@ -194,6 +203,17 @@ func (r *Registry) compositionsWithState(ctx context.Context) ([]registry.Compos
 	})
 	state := func(ref registry.ToolRef) registry.ToolState { return states[key{ref.Server, ref.Name}] }
 	return list, state, err
+}
+
+// compositionState reads the current definitions' digests from list, every
+// stored composition as read in the transaction that read the tools'
+// states.
+func compositionState(list []registry.Composition) func(string) registry.CompositionState {
+	byName := make(map[string]registry.CompositionState, len(list))
+	for _, c := range list {
+		byName[c.Name] = registry.CompositionState{Digest: c.Digest, UpdatedAt: c.UpdatedAt}
+	}
+	return func(name string) registry.CompositionState { return byName[name] }
 }
 
 func compositionNotFound(name string) error {

@@ -33,6 +33,7 @@ func RunRegistry(t *testing.T, newStore func(t *testing.T) registry.Store) {
 		{"SnapshotWithProblemsIsRefusedWhole", testRefusedSnapshot},
 		{"CompositionsAreStoredAndChecked", testCompositions},
 		{"CompositionsGoStaleWhenTheirToolsChange", testStaleness},
+		{"CompositionsGoStaleWhenCompositionsTheyReferenceChange", testReferenceStaleness},
 		{"WatchersHearEveryCommittedChangeOnce", testWatch},
 		{"CallersCannotReachStoredState", testCopies},
 		{"NamesNoStoreCanHoldAreNotFound", testUnstorableNames},
@@ -537,6 +538,68 @@ func testCompositions(t *testing.T, s registry.Store) {
 	if err != nil || same.Validation == nil || same.Digest != c.Digest {
 		t.Errorf("respelled put = %+v, %v; want the validation kept", same, err)
 	}
+}
+
+// testReferenceStaleness: a validation flattened the definitions of the
+// stored compositions it references; one changed since (or stored under a
+// name that had none) makes it stale, as a changed tool does.
+func testReferenceStaleness(t *testing.T, s registry.Store) {
+	ctx := context.Background()
+	put := func(name, def string) registry.Composition {
+		t.Helper()
+		c, err := s.PutComposition(ctx, name, json.RawMessage(def))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	inner := put("inner", `{"edges":[{"from":"a","to":"b","map":{"x":"x"}}]}`)
+	outer := put("outer", `{"nodes":[{"id":"s","composition":"inner"},{"id":"m","composition":"missing"}]}`)
+	refs := []registry.CompositionRef{{Name: "missing"}, {Name: "inner", Digest: inner.Digest}, {Name: "inner", Digest: inner.Digest}}
+	if err := s.RecordValidation(ctx, "outer", registry.Validation{DefinitionDigest: outer.Digest, Valid: true, Compositions: refs}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordValidation(ctx, "inner", registry.Validation{DefinitionDigest: inner.Digest, Valid: true}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Composition(ctx, "outer")
+	if err != nil || got.Validation == nil {
+		t.Fatalf("outer = %+v, %v", got, err)
+	}
+	// Recorded sorted by name, each once.
+	if want := []registry.CompositionRef{refs[1], refs[0]}; !slices.Equal(got.Validation.Compositions, want) {
+		t.Errorf("recorded compositions = %+v, want %+v", got.Validation.Compositions, want)
+	}
+	assertStale(t, s)
+
+	// The same definition respelled is no change.
+	put("inner", "{ \"edges\": [{\"map\": {\"x\": \"x\"}, \"to\": \"b\", \"from\": \"a\"}] }")
+	assertStale(t, s)
+	// Another definition of inner: outer's validation no longer stands.
+	put("inner", `{"edges":[{"from":"a","to":"b","map":{"x":"y"}}]}`)
+	assertStale(t, s, "inner", "outer")
+	fresh, err := s.Freshness(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fresh {
+		if f.Composition == "outer" && (!f.Stale || f.ToolsChangedAt.Before(f.ValidatedAt)) {
+			t.Errorf("outer freshness = %+v, want stale by a change after its validation", f)
+		}
+	}
+	// Revalidated against the new inner, it is fresh again; a composition
+	// stored under the name that had none makes it stale once more.
+	inner2, err := s.Composition(ctx, "inner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs = []registry.CompositionRef{{Name: "inner", Digest: inner2.Digest}, {Name: "missing"}}
+	if err := s.RecordValidation(ctx, "outer", registry.Validation{DefinitionDigest: outer.Digest, Valid: true, Compositions: refs}); err != nil {
+		t.Fatal(err)
+	}
+	assertStale(t, s, "inner")
+	put("missing", `{}`)
+	assertStale(t, s, "inner", "missing", "outer")
 }
 
 func testStaleness(t *testing.T, s registry.Store) {
