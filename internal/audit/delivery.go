@@ -20,6 +20,28 @@ func Undelivered(r Issuance) Issuance {
 	return r
 }
 
+// ReasonRegistryChanged is the reason of a record whose token was signed
+// but withheld because the registry changed after its composition was
+// validated (ErrRegistryChanged): an Error, its jti kept.
+const ReasonRegistryChanged = "registry_changed"
+
+// ErrRegistryChanged is wrapped by Append for an issuance whose
+// RegistryGeneration is not the registry's current generation: a tool it
+// was validated against may have changed since (on another replica, with
+// the notification still on its way, lost, or unheard by a dead
+// connection). Nothing was recorded as issued; the store records
+// RegistryChanged(rec) instead, and the caller withholds the token.
+var ErrRegistryChanged = errors.New("audit: the registry changed since the composition was validated")
+
+// RegistryChanged is r as stored when ErrRegistryChanged refused it.
+func RegistryChanged(r Issuance) Issuance {
+	if r.Outcome == Issued {
+		r.Outcome, r.Reason = Error, ReasonRegistryChanged
+	}
+	r.RegistryGeneration = 0
+	return r
+}
+
 // ErrBuffered is wrapped by Append for a refusal (a denied or error
 // record) the store could not write because the database is unavailable:
 // the record is held in a bounded buffer in memory and written when the

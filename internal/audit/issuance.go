@@ -57,6 +57,12 @@ type Issuance struct {
 	AuthReqID  string    `json:"auth_req_id,omitempty"`
 	ApprovedBy string    `json:"approved_by,omitempty"`
 	ApprovedAt time.Time `json:"approved_at,omitzero"`
+	// RegistryGeneration is a precondition, not a fact of the record: for
+	// an issuance, the registry generation its validation read (see
+	// ErrRegistryChanged); 0 checks nothing, a negative one (the replica
+	// did not know) is always refused. Only a store that knows the
+	// registry's generation (Postgres) checks it; nothing reads it back.
+	RegistryGeneration int64 `json:"-"`
 }
 
 // NewID returns a random 128-bit record id in hex.

@@ -41,6 +41,19 @@ type Service struct {
 	// ValidationCacheBytes bounds each validation cache
 	// (DefaultValidationCacheBytes when 0).
 	ValidationCacheBytes int64
+	// RegistryGeneration, when set, is the registry generation the caches
+	// in front of the registry are current with (postgres.Listener), 0 when
+	// unknown. Each issuance records the one its validation read, and the
+	// audit store refuses it once the registry is at another
+	// (audit.ErrRegistryChanged): the token is withheld, the request
+	// answered 503 with Retry-After, the validation caches emptied, and
+	// RegistryBehind called. Unset (one process, changes heard at commit),
+	// nothing is checked.
+	RegistryGeneration func() int64
+	// RegistryBehind is told the generation of a validation the audit
+	// store refused: the registry is at a later one
+	// (postgres.Listener.Behind).
+	RegistryBehind func(validated int64)
 
 	// vc caches validations by the authorization_details parameter, so a
 	// repeated request is not even parsed (inline), and by the definition
@@ -57,6 +70,18 @@ func (s *Service) RegistryChanged() {
 	c := s.caches()
 	c.inline.Clear()
 	c.stored.Clear()
+}
+
+// registryGeneration is the precondition of an issuance validated now:
+// 0 checks nothing, -1 (the generation is unknown) is always refused.
+func (s *Service) registryGeneration() int64 {
+	if s.RegistryGeneration == nil {
+		return 0
+	}
+	if g := s.RegistryGeneration(); g > 0 {
+		return g
+	}
+	return -1
 }
 
 func (s *Service) now() time.Time {

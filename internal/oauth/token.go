@@ -70,10 +70,21 @@ func (s *Service) Token(ctx context.Context, form url.Values, authorization stri
 		return nil, err
 	}
 	if aerr := s.Audit.Append(ctx, rec); aerr != nil {
-		if err == nil {
+		switch {
+		case err == nil && errors.Is(aerr, audit.ErrRegistryChanged):
+			// Validated against a registry that has moved on: withheld.
+			// The next request validates afresh, once this replica has
+			// heard the change.
+			s.RegistryChanged()
+			if s.RegistryBehind != nil {
+				s.RegistryBehind(rec.RegistryGeneration)
+			}
+			resp, err = nil, registryChangedError(aerr)
+			*rec = audit.RegistryChanged(*rec) // as the store records it
+		case err == nil:
 			resp, err = nil, serverError(fmt.Errorf("audit record of token %s: %w", rec.JTI, aerr))
 			*rec = audit.Undelivered(*rec) // as the store records it
-		} else {
+		default:
 			s.logAuditFailure(ctx, rec, aerr)
 		}
 	}
@@ -227,7 +238,7 @@ func (s *Service) checkComposition(ctx context.Context, client *clients.Client, 
 // compositionToken mints the token of a checked composition, with the
 // approval behind it when there was one.
 func (s *Service) compositionToken(ctx context.Context, client *clients.Client, scopes []string, c *checked, approved *verify.Approval, rec *audit.Issuance) (*TokenResponse, error) {
-	rec.Audience = c.audience
+	rec.Audience, rec.RegistryGeneration = c.audience, c.v.generation
 	detail := c.v.detail
 	detail.Approval = approved
 	details := []verify.AuthorizationDetail{detail}
@@ -290,6 +301,9 @@ func (s *Service) audience(client *clients.Client, resource string) (string, err
 func (s *Service) validated(ctx context.Context, client *clients.Client, details string) (v *validation, issues []verdict.Issue, err error) {
 	started, hit := time.Now(), true
 	caches := s.caches()
+	// Before anything is read: what is resolved from here on is at least
+	// this current.
+	registryGen := s.registryGeneration()
 	gen := caches.inline.Generation()
 	v, ok := caches.inline.Get(details)
 	if !ok {
@@ -299,7 +313,7 @@ func (s *Service) validated(ctx context.Context, client *clients.Client, details
 		}
 		if cr.ID == "" {
 			hit = false
-			if v, err = s.validate(ctx, client, cr.Inline, caches.inline, details, gen); err != nil {
+			if v, err = s.validate(ctx, client, cr.Inline, caches.inline, details, gen, registryGen); err != nil {
 				return nil, nil, err
 			}
 		} else {
@@ -313,7 +327,7 @@ func (s *Service) validated(ctx context.Context, client *clients.Client, details
 			gen = caches.stored.Generation()
 			if v, ok = caches.stored.Get(key); !ok {
 				hit = false
-				if v, err = s.validate(ctx, client, stored.Definition, caches.stored, key, gen); err != nil {
+				if v, err = s.validate(ctx, client, stored.Definition, caches.stored, key, gen, registryGen); err != nil {
 					return nil, nil, err
 				}
 			}
@@ -339,7 +353,7 @@ func (s *Service) validated(ctx context.Context, client *clients.Client, details
 // validate parses doc, checks its tools against the client's allow-list,
 // validates it, and caches the validation under key (read at generation
 // gen) when it depends on nothing but doc and the registry.
-func (s *Service) validate(ctx context.Context, client *clients.Client, doc []byte, cache *validationCache, key string, gen uint64) (*validation, error) {
+func (s *Service) validate(ctx context.Context, client *clients.Client, doc []byte, cache *validationCache, key string, gen uint64, registryGen int64) (*validation, error) {
 	c, err := composition.Parse(doc)
 	if err != nil {
 		return nil, badRequest(CodeInvalidAuthorizationDetails, truncate(err.Error(), 512))
@@ -352,7 +366,7 @@ func (s *Service) validate(ctx context.Context, client *clients.Client, doc []by
 		return nil, serverError(err)
 	}
 	v := newValidation(res)
-	v.edges = len(c.Edges)
+	v.edges, v.generation = len(c.Edges), registryGen
 	if v.effects, err = s.effects(ctx, v.tools); err != nil {
 		return nil, err
 	}

@@ -27,6 +27,10 @@ type validation struct {
 	// effects holds, for each of tools, what its annotations say it may do.
 	effects []approval.Effect
 	edges   int // in the composition as requested, for the metrics
+	// generation is the registry generation read before the validation
+	// began (Service.RegistryGeneration): its tools are at least that
+	// current, and an issuance is recorded only while it still is.
+	generation int64
 }
 
 func newValidation(res *composition.Result) *validation {

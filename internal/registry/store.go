@@ -202,4 +202,7 @@ type Change struct {
 	Server  string
 	Name    string
 	Version int
+	// Generation is the registry generation the change's commit made, on
+	// a store that counts them (Postgres); 0 when unknown.
+	Generation int64
 }

@@ -54,8 +54,10 @@ type Server struct {
 	keyring *keys.Keyring
 	cache   *registry.Cache
 	changes *changeFanout
-	metrics *metrics.Metrics
-	handler http.Handler
+	// listener keeps the caches current on Postgres (nil embedded).
+	listener *postgres.Listener
+	metrics  *metrics.Metrics
+	handler  http.Handler
 	// draining is set on shutdown: readiness reports not ready.
 	draining atomic.Bool
 	// metricsAddr is the operator listener's address once Serve opened it.
@@ -176,6 +178,16 @@ func (s *Server) wire(ctx context.Context) error {
 	// caches that depend on the registry.
 	s.changes = &changeFanout{cache: s.cache, svc: svc}
 	st.watch(s.changes.Invalidate)
+	if st.db != nil {
+		// A token is recorded only while the registry is at the generation
+		// its validation read (migration 0015): a lost notification costs a
+		// retried request, never a token for a replaced schema.
+		s.listener = postgres.NewListener(st.db, s.changes, s.log)
+		svc.RegistryGeneration, svc.RegistryBehind = s.listener.Generation, s.listener.Behind
+		if pg, ok := st.registry.(*postgres.Registry); ok {
+			pg.Committed = s.listener.Committed
+		}
+	}
 	s.handler = httpapi.NewRouter(httpapi.Config{
 		OAuth:    svc,
 		Metadata: oauth.NewMetadata(cfg.Issuer, verify.DefaultAlgorithms(), clients.AssertionAlgorithms()),
@@ -310,6 +322,10 @@ func (s *Server) ready(ctx context.Context) error {
 	return nil
 }
 
+// listenerStartWait bounds how long Serve waits for the registry listener
+// to listen before it answers.
+const listenerStartWait = 5 * time.Second
+
 // Serve answers on ln until ctx ends, then stops taking connections and
 // waits (up to ShutdownTimeout) for requests in flight. Background jobs
 // run meanwhile: key refresh, registry change listening, housekeeping.
@@ -345,6 +361,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 		go func() { _ = metricsSrv.Serve(mln) }()
 		s.log.Info("metrics listening", "addr", addr)
+	}
+
+	// A token is recorded only once the listener knows the registry's
+	// generation: wait for its first LISTEN (a bounded while; requests
+	// queue in the listen backlog) rather than answer the first ones 503.
+	if s.listener != nil {
+		for deadline := time.Now().Add(listenerStartWait); s.listener.Generation() == 0 && time.Now().Before(deadline) && ctx.Err() == nil; {
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
 
 	served := make(chan error, 1)
@@ -394,9 +419,8 @@ func (s *Server) startJobs(ctx context.Context, wg *sync.WaitGroup) {
 		go func() { defer wg.Done(); f() }()
 	}
 	run(func() { s.keyring.Run(ctx) })
-	if s.stores.db != nil {
-		listener := postgres.NewListener(s.stores.db, s.changes, s.log)
-		run(func() { _ = listener.Run(ctx) })
+	if s.listener != nil {
+		run(func() { _ = s.listener.Run(ctx) })
 	}
 	run(func() {
 		t := time.NewTicker(housekeepingEvery)

@@ -185,6 +185,9 @@ func (s *Audit) answer(p *pendingIssuance, row audit.Issuance, err error, correc
 		if gaveUp && row.Outcome == audit.Issued {
 			corrections = append(corrections, audit.Undelivered(row))
 		}
+	case errors.Is(err, audit.ErrRegistryChanged):
+		// Nothing was written: the refusal is, with the corrections.
+		corrections = append(corrections, audit.RegistryChanged(row))
 	case refusedValue(err):
 	case row.Outcome != audit.Issued:
 		s.buffer(row)
@@ -196,6 +199,22 @@ func (s *Audit) answer(p *pendingIssuance, row audit.Issuance, err error, correc
 	}
 	p.done <- err
 	return corrections
+}
+
+// registryGeneration is the precondition of an issuance, NULL for none.
+func registryGeneration(r *audit.Issuance) *int64 {
+	if r.Outcome != audit.Issued || r.RegistryGeneration == 0 {
+		return nil
+	}
+	g := r.RegistryGeneration
+	return &g
+}
+
+// registryChanged reports whether the trigger of migration 0015 refused an
+// issuance validated at another registry generation than the current one.
+func registryChanged(err error) bool {
+	pgErr, ok := errors.AsType[*pgconn.PgError](err)
+	return ok && pgErr.Code == "22TW1"
 }
 
 // refusedValue reports whether Postgres refused a row for its values
@@ -216,18 +235,21 @@ const upsertIssuance = ` ON CONFLICT (at, id) DO UPDATE SET outcome = EXCLUDED.o
 
 func (s *Audit) insert(ctx context.Context, rows []audit.Issuance, upsert bool) error {
 	var sql strings.Builder
-	sql.WriteString(`INSERT INTO oauth_issuances (` + issuanceColumns + `) VALUES `)
-	args := make([]any, 0, auditColumnCount*len(rows))
+	// registry_generation is written, never read: the trigger of migration
+	// 0015 checks it against the registry's current generation.
+	const columns = auditColumnCount + 1
+	sql.WriteString(`INSERT INTO oauth_issuances (` + issuanceColumns + `, registry_generation) VALUES `)
+	args := make([]any, 0, columns*len(rows))
 	for i := range rows {
 		if i > 0 {
 			sql.WriteString(", ")
 		}
 		sql.WriteString("(")
-		for j := range auditColumnCount {
+		for j := range columns {
 			if j > 0 {
 				sql.WriteString(", ")
 			}
-			sql.WriteString("$" + strconv.Itoa(auditColumnCount*i+j+1))
+			sql.WriteString("$" + strconv.Itoa(columns*i+j+1))
 		}
 		sql.WriteString(")")
 		r := &rows[i]
@@ -237,7 +259,7 @@ func (s *Audit) insert(ctx context.Context, rows []audit.Issuance, upsert bool) 
 		}
 		args = append(args, r.ID, r.Time, r.ClientID, string(r.Outcome), r.Reason, r.CompositionDigest,
 			nonNilStrings(r.Tools), nonNilStrings(r.IssueCodes), r.JTI, r.Audience,
-			r.AuthReqID, r.ApprovedBy, nullTime(r.ApprovedAt), string(issues), r.IssuesDropped)
+			r.AuthReqID, r.ApprovedBy, nullTime(r.ApprovedAt), string(issues), r.IssuesDropped, registryGeneration(r))
 	}
 	if upsert {
 		sql.WriteString(upsertIssuance)
@@ -246,6 +268,8 @@ func (s *Audit) insert(ctx context.Context, rows []audit.Issuance, upsert bool) 
 	switch {
 	case err == nil:
 		return nil
+	case registryChanged(err) && len(rows) == 1:
+		return fmt.Errorf("audit: record %q: %w: %w", rows[0].ID, audit.ErrRegistryChanged, err)
 	case isUniqueViolation(err) && len(rows) == 1:
 		return fmt.Errorf("audit: record %q: %w: %w", rows[0].ID, audit.ErrDuplicateID, err)
 	default:

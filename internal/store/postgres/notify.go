@@ -42,7 +42,16 @@ type Listener struct {
 	Heartbeat time.Duration
 
 	connects atomic.Uint64
+	// gen is the registry generation every change up to which the
+	// Invalidator has been told of; 0 while not listening.
+	gen atomic.Int64
+	// kick asks the session to reconnect (Behind); lastKick debounces.
+	kick     chan struct{}
+	lastKick atomic.Int64
 }
+
+// kickEvery bounds how often Behind makes the listener reconnect.
+const kickEvery = time.Second
 
 // listenTimeout bounds one attempt to connect and LISTEN: a dropped route
 // would otherwise hold it for as long as TCP retries.
@@ -53,8 +62,49 @@ func NewListener(db *DB, target Invalidator, log *slog.Logger) *Listener {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Listener{db: db, target: target, log: log, MinBackoff: 100 * time.Millisecond, MaxBackoff: 10 * time.Second, Heartbeat: 30 * time.Second}
+	return &Listener{db: db, target: target, log: log, MinBackoff: 100 * time.Millisecond, MaxBackoff: 10 * time.Second, Heartbeat: 30 * time.Second,
+		kick: make(chan struct{}, 1)}
 }
+
+// Generation is the registry generation (migration 0015) that the
+// Invalidator is current with: every change committed up to it has been
+// passed on. 0 while the listener is not listening: then nothing says the
+// cache is current. A token is recorded only while its validation's
+// generation is still the database's (audit.ErrRegistryChanged), so a
+// missed or late notification costs a refused request, never a token for
+// a replaced schema.
+func (l *Listener) Generation() int64 { return l.gen.Load() }
+
+// Behind tells the listener that the database is at a later generation
+// than validated, the one a refused issuance was validated at: a
+// notification is on its way (this replica's own change echoing back),
+// was lost, or the connection is dead without a word (a NAT forgetting
+// it). Unless the listener has heard a later generation by then (at once,
+// or within behindGrace), it reconnects, resetting the Invalidator and
+// learning the generation anew, rather than at the next heartbeat; at
+// most once a second.
+func (l *Listener) Behind(validated int64) {
+	if l.gen.Load() > validated {
+		return // heard meanwhile: the next validation is current
+	}
+	now := time.Now().UnixNano()
+	last := l.lastKick.Load()
+	if now-last < int64(kickEvery) || !l.lastKick.CompareAndSwap(last, now) {
+		return
+	}
+	time.AfterFunc(behindGrace, func() {
+		if l.gen.Load() > validated {
+			return
+		}
+		select {
+		case l.kick <- struct{}{}:
+		default:
+		}
+	})
+}
+
+// behindGrace is how long Behind waits for a notification on its way.
+const behindGrace = 250 * time.Millisecond
 
 // Connects counts successful LISTENs (the first and every reconnection).
 func (l *Listener) Connects() uint64 { return l.connects.Load() }
@@ -65,6 +115,7 @@ func (l *Listener) Run(ctx context.Context) error {
 	backoff := floor
 	for {
 		listened, err := l.session(ctx)
+		l.gen.Store(0)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -108,15 +159,37 @@ func (l *Listener) session(ctx context.Context) (listened bool, err error) {
 	if channel == nil {
 		return false, errors.New("no current schema: is search_path right?")
 	}
+	// Read before LISTEN: a change committed in between is heard by nobody
+	// but found by the first token it affects (the database is then ahead
+	// of gen, so Behind reconnects), never taken for heard. What the cache
+	// loads after the reset below is at least this current.
+	var gen int64
+	if err := conn.QueryRow(setup, `SELECT gen FROM registry_generation`).Scan(&gen); err != nil {
+		return false, err
+	}
 	if _, err := conn.Exec(setup, "LISTEN "+pgx.Identifier{*channel}.Sanitize()); err != nil {
 		return false, err
 	}
 	// Changes committed before LISTEN took effect were never heard.
 	l.target.Reset()
+	l.gen.Store(gen)
 	l.connects.Add(1)
+	// A kick (Behind) ends the session: the caller reconnects.
+	session, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	go func() {
+		select {
+		case <-l.kick:
+			stop(errBehind)
+		case <-session.Done():
+		}
+	}()
 	for {
-		n, err := l.wait(ctx, conn)
+		n, err := l.wait(session, conn)
 		if err != nil {
+			if cause := context.Cause(session); errors.Is(cause, errBehind) {
+				err = cause
+			}
 			return true, err
 		}
 		change, err := ParseChangePayload(n.Payload)
@@ -127,8 +200,37 @@ func (l *Listener) session(ctx context.Context) (listened bool, err error) {
 			continue
 		}
 		l.target.Invalidate(change)
+		// In commit order: this is the newest change heard. One without a
+		// generation (a replica from before) leaves it, so the next token
+		// finds the database ahead and asks for a reconnection.
+		l.advance(change.Generation)
 	}
 }
+
+// advance raises the generation heard to gen, never lowers it: this
+// replica's own change may have raised it before its notification came.
+func (l *Listener) advance(gen int64) {
+	for {
+		cur := l.gen.Load()
+		if gen <= cur || l.gen.CompareAndSwap(cur, gen) {
+			return
+		}
+	}
+}
+
+// Committed tells the listener of the generation a transaction of this
+// replica made, once the Invalidator has been told of all its changes
+// (Registry.Committed): when every change before it was heard, it is
+// current here at once, without waiting for its notifications to come
+// back.
+func (l *Listener) Committed(gen int64) {
+	if gen > 1 {
+		l.gen.CompareAndSwap(gen-1, gen)
+	}
+}
+
+// errBehind ends a session that Behind asked to reconnect.
+var errBehind = errors.New("the database is at a later registry generation than heard")
 
 // wait waits for the next notification, pinging the connection after
 // every Heartbeat of silence. A timed-out wait leaves the connection

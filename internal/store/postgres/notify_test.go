@@ -203,13 +203,18 @@ func TestChangePayloadRoundTrips(t *testing.T) {
 		{Name: "bare.tool-1", Version: 1},
 		{Server: "modelcontextprotocol/servers:everything", Name: "echo"},
 		{Server: "npm:@scope/pkg@1.2", Name: "x", Version: 12},
+		{Server: "github", Name: "search", Version: 4, Generation: 1 << 40},
 	} {
 		got, err := postgres.ParseChangePayload(postgres.ChangePayload(c))
 		if err != nil || got != c {
 			t.Errorf("round trip of %+v = %+v, %v", c, got, err)
 		}
 	}
-	for _, bad := range []string{"", "search", "search@", "search@-1", "search@x", "srv/@1", "srv/has space@1", "@1"} {
+	// A replica from before generations sends none: read as unknown.
+	if c, err := postgres.ParseChangePayload("github/search@3"); err != nil || c != (registry.Change{Server: "github", Name: "search", Version: 3}) {
+		t.Errorf("payload without a generation = %+v, %v", c, err)
+	}
+	for _, bad := range []string{"", "search", "search@", "search@-1", "search@x", "srv/@1", "srv/has space@1", "@1", "x@1#", "x@1#-2", "x@1#y"} {
 		if c, err := postgres.ParseChangePayload(bad); err == nil {
 			t.Errorf("ParseChangePayload(%q) = %+v, want an error", bad, c)
 		}

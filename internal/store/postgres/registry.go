@@ -16,6 +16,10 @@ import (
 type Registry struct {
 	db                *DB
 	registry.Watchers // told of every change this replica commits, before the NOTIFY comes back
+	// Committed, when set before the first change, is told after the
+	// watchers of the registry generation each committing transaction
+	// made (Listener.Committed).
+	Committed func(gen int64)
 }
 
 var _ registry.Store = (*Registry)(nil)
@@ -39,6 +43,9 @@ func (r *Registry) inTx(ctx context.Context, fn func(tx pgx.Tx) ([]registry.Chan
 		return err
 	}
 	r.Notify(changes)
+	if r.Committed != nil && len(changes) > 0 {
+		r.Committed(changes[0].Generation)
+	}
 	return nil
 }
 
