@@ -38,7 +38,8 @@ type registryHandlers struct {
 }
 
 // toolVersion serves a version forever: versions are immutable, so the
-// answer may be cached without revalidation and its ETag is its digest.
+// answer to a tool's qualified name may be cached without revalidation,
+// and its ETag is its digest (a bare name's must be revalidated).
 // Only explicit versions are served (no "current"), else the answer could
 // change.
 func (h *registryHandlers) toolVersion(w http.ResponseWriter, r *http.Request) {
@@ -60,7 +61,15 @@ func (h *registryHandlers) toolVersion(w http.ResponseWriter, r *http.Request) {
 	}
 	etag := strconv.Quote(v.Digest)
 	hd := w.Header()
-	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
+	if pathParam(r, "name") == v.QualifiedName() {
+		hd.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		// A bare name is an alias for the tool of the one server that
+		// declares it now: when that server drops it and another declares
+		// it, this URL serves other schemas. Cacheable, but revalidated
+		// (the ETag tells whether it still is the same version).
+		hd.Set("Cache-Control", "public, no-cache")
+	}
 	hd.Set("ETag", etag)
 	if etagMatches(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
