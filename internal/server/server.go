@@ -39,8 +39,12 @@ const (
 	maxHeaderBytes    = 64 << 10
 	// housekeepingEvery is how often expired revocations and assertion
 	// jtis are purged, audit retention applied (and the coming days' audit
-	// partitions made), and the stale-composition gauge is refreshed.
+	// partitions made), stale stored compositions revalidated, and the
+	// stale-composition gauge refreshed.
 	housekeepingEvery = time.Minute
+	// revalidateBudget bounds the share of a housekeeping run spent
+	// revalidating stale compositions.
+	revalidateBudget = 20 * time.Second
 	// auditShutdownFlush bounds the last write, at shutdown, of the
 	// refusals buffered during a database outage.
 	auditShutdownFlush = 2 * time.Second
@@ -54,6 +58,9 @@ type Server struct {
 	keyring *keys.Keyring
 	cache   *registry.Cache
 	changes *changeFanout
+	// validator validates compositions over cache; housekeeping uses it
+	// to revalidate the stored compositions a tool change left stale.
+	validator *composition.Validator
 	// listener keeps the caches current on Postgres (nil embedded).
 	listener *postgres.Listener
 	metrics  *metrics.Metrics
@@ -168,6 +175,7 @@ func (s *Server) wire(ctx context.Context) error {
 		return err
 	}
 	validator := composition.NewValidator(s.cache, st.registry, compat.NewChecker())
+	s.validator = validator
 	svc := &oauth.Service{
 		Issuer: cfg.Issuer, Authenticator: auth, Validator: validator, Compositions: st.registry, Declarations: st.registry,
 		Minter: minter, Verifier: verifier, Revocations: st.revocations, Clients: st.clients, Limiter: limiter, Failures: failures,
@@ -436,7 +444,8 @@ func (s *Server) startJobs(ctx context.Context, wg *sync.WaitGroup) {
 	})
 }
 
-// housekeeping purges what has expired and refreshes the stale gauge.
+// housekeeping purges what has expired, revalidates stale stored
+// compositions and refreshes the stale gauge.
 func (s *Server) housekeeping(ctx context.Context) {
 	now := time.Now()
 	if _, err := s.stores.revocations.Purge(ctx, now); err != nil && ctx.Err() == nil {
@@ -455,10 +464,36 @@ func (s *Server) housekeeping(ctx context.Context) {
 	if _, err := s.stores.approvals.Purge(ctx, now.Add(-24*time.Hour)); err != nil && ctx.Err() == nil {
 		s.log.Warn("purging expired backchannel requests failed", "err", err)
 	}
+	s.revalidate(ctx)
 	if stale, err := s.stores.registry.StaleCompositions(ctx); err == nil {
 		s.metrics.CompositionsStale.Set(float64(len(stale)))
 	} else if ctx.Err() == nil {
 		s.log.Warn("counting stale compositions failed", "err", err)
+	}
+}
+
+// revalidate validates again, against the registry as it is now, the
+// stored compositions a tool change (or a sub-composition's) left stale,
+// and records each result: within a minute of a change every stored
+// composition says what it is worth now. It takes at most
+// revalidateBudget of each run; what it did not reach stays stale for
+// the next.
+func (s *Server) revalidate(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, revalidateBudget)
+	defer cancel()
+	done, err := composition.Revalidate(ctx, s.stores.registry, s.validator)
+	invalid := 0
+	for _, r := range done {
+		if !r.Valid && !r.Skipped {
+			invalid++
+		}
+	}
+	switch {
+	case err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled):
+		s.log.Warn("revalidating stale compositions failed", "err", err, "revalidated", len(done))
+	case len(done) > 0:
+		s.log.Info("stale compositions revalidated", "revalidated", len(done), "invalid", invalid,
+			"unfinished", err != nil)
 	}
 }
 
