@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/audit"
@@ -69,6 +70,16 @@ func openPostgres(ctx context.Context, cfg *Config, log *slog.Logger) (*stores, 
 		log.Info("database migrated", "applied", applied)
 		if len(db.Undigestable) > 0 {
 			log.Warn("tool versions kept their old digest: their schemas are not I-JSON, declare them anew", "versions", db.Undigestable)
+		}
+	} else {
+		pending, err := db.Pending(ctx)
+		if err == nil && len(pending) > 0 {
+			err = fmt.Errorf("the database is behind this typeward: %d migration(s) not applied (%s); run 'typeward migrate' or start with --migrate",
+				len(pending), strings.Join(pending, ", "))
+		}
+		if err != nil {
+			db.Close()
+			return nil, err
 		}
 	}
 	hasher, err := clients.NewHasher(cfg.Pepper)

@@ -23,12 +23,48 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	return migrate(ctx, db, migrations.FS)
 }
 
-func migrate(ctx context.Context, db *DB, files fs.FS) ([]string, error) {
+// Pending returns the migrations this binary has that the database has
+// not recorded, in order: a server refuses to start on a database behind
+// its code (a table or trigger it relies on would be missing), unless it
+// migrates at start. Migrations the database has and this binary does not
+// (a newer replica's) are not its concern.
+func (db *DB) Pending(ctx context.Context) ([]string, error) {
+	names, err := migrationNames(migrations.FS)
+	if err != nil {
+		return nil, err
+	}
+	var exists bool
+	if err := db.Pool.QueryRow(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists); err != nil {
+		return nil, fmt.Errorf("pending migrations: %w", err)
+	}
+	if !exists {
+		return names, nil
+	}
+	rows, err := db.Pool.Query(ctx, "SELECT name FROM schema_migrations")
+	if err != nil {
+		return nil, fmt.Errorf("pending migrations: %w", err)
+	}
+	done, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("pending migrations: %w", err)
+	}
+	return slices.DeleteFunc(names, func(n string) bool { return slices.Contains(done, n) }), nil
+}
+
+func migrationNames(files fs.FS) ([]string, error) {
 	names, err := fs.Glob(files, "*.sql")
 	if err != nil {
 		return nil, err
 	}
 	slices.Sort(names)
+	return names, nil
+}
+
+func migrate(ctx context.Context, db *DB, files fs.FS) ([]string, error) {
+	names, err := migrationNames(files)
+	if err != nil {
+		return nil, err
+	}
 
 	conn, err := db.Pool.Acquire(ctx)
 	if err != nil {

@@ -152,3 +152,29 @@ func TestMigrateRedigests(t *testing.T) {
 		t.Errorf("Undigestable = %v", db.Undigestable)
 	}
 }
+
+// Pending names what this binary would apply: everything on an empty
+// schema, nothing once migrated, and a migration the database lost the
+// record of (as a database from before it has).
+func TestPendingMigrations(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := pgtest.NewEmpty(t, "pending_")
+	all, err := db.Pending(ctx)
+	if err != nil || len(all) == 0 || all[0] != "0001_registry.sql" || !slices.IsSorted(all) {
+		t.Fatalf("pending on an empty schema = %v, %v", all, err)
+	}
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := db.Pending(ctx); err != nil || len(p) != 0 {
+		t.Errorf("pending after migrating = %v, %v", p, err)
+	}
+	last := all[len(all)-1]
+	if _, err := db.Pool.Exec(ctx, "DELETE FROM schema_migrations WHERE name = $1", last); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := db.Pending(ctx); err != nil || !slices.Equal(p, []string{last}) {
+		t.Errorf("pending with %s unrecorded = %v, %v", last, p, err)
+	}
+}
