@@ -22,20 +22,11 @@ func runEnv(env map[string]string, args ...string) (code int, stdout, stderr str
 	return code, out.String(), errOut.String()
 }
 
-// schemaURL is the test database's URL selecting one test schema.
-func schemaURL(schemaName string) string {
-	sep := "?"
-	if strings.Contains(pgtest.URL(), "?") {
-		sep = "&"
-	}
-	return pgtest.URL() + sep + "search_path=" + schemaName
-}
-
 func TestClientsCommand(t *testing.T) {
 	db, schemaName := pgtest.New(t)
 	pepper := bytes.Repeat([]byte{3}, 32)
 	env := map[string]string{
-		"DATABASE_URL":                  schemaURL(schemaName),
+		"DATABASE_URL":                  pgtest.SchemaURL(schemaName),
 		"TYPEWARD_CLIENT_SECRET_PEPPER": base64.StdEncoding.EncodeToString(pepper),
 	}
 
@@ -142,7 +133,7 @@ func TestClientsCommandBadInvocations(t *testing.T) {
 
 func TestClientsCreateNeedsThePepper(t *testing.T) {
 	_, schemaName := pgtest.New(t)
-	env := map[string]string{"DATABASE_URL": schemaURL(schemaName)}
+	env := map[string]string{"DATABASE_URL": pgtest.SchemaURL(schemaName)}
 	code, _, stderr := runEnv(env, "clients", "create", "--name", "x", "--scope", clients.AdminScope)
 	if code != exitBadInput || !strings.Contains(stderr, "TYPEWARD_CLIENT_SECRET_PEPPER is required") {
 		t.Errorf("exit %d, stderr %q", code, stderr)

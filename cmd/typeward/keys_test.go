@@ -13,7 +13,7 @@ import (
 func TestKeysCommand(t *testing.T) {
 	_, schemaName := pgtest.New(t)
 	kek := hex.EncodeToString([]byte(strings.Repeat("k", 32)))
-	env := map[string]string{"DATABASE_URL": schemaURL(schemaName), "TYPEWARD_KEY_ENCRYPTION_KEY": kek}
+	env := map[string]string{"DATABASE_URL": pgtest.SchemaURL(schemaName), "TYPEWARD_KEY_ENCRYPTION_KEY": kek}
 
 	list := func() []keys.Info {
 		t.Helper()
@@ -68,7 +68,7 @@ func TestKeysCommand(t *testing.T) {
 
 func TestKeysCommandRefuses(t *testing.T) {
 	_, schemaName := pgtest.New(t)
-	db := schemaURL(schemaName)
+	db := pgtest.SchemaURL(schemaName)
 	kek := hex.EncodeToString([]byte(strings.Repeat("k", 32)))
 	otherKEK := hex.EncodeToString([]byte(strings.Repeat("o", 32)))
 	if code, _, errOut := runEnv(map[string]string{"DATABASE_URL": db, "TYPEWARD_KEY_ENCRYPTION_KEY": kek}, "keys", "rotate"); code != 0 {

@@ -13,7 +13,7 @@ import (
 
 func TestUsersAdd(t *testing.T) {
 	db, schemaName := pgtest.New(t)
-	env := map[string]string{"DATABASE_URL": schemaURL(schemaName)}
+	env := map[string]string{"DATABASE_URL": pgtest.SchemaURL(schemaName)}
 	code, stdout, stderr := runEnv(env, "users", "add", "bob", "--role", "operator")
 	if code != exitOK || !strings.HasPrefix(stdout, "user bob added (operator)\npassword: ") {
 		t.Fatalf("add: exit %d, stdout %q, stderr %q", code, stdout, stderr)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/policy"
-	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/schema"
 	"github.com/typeward/typeward/internal/verdict"
 )
@@ -19,15 +18,12 @@ import (
 // input schema has no instance to make one from, it is Unknown
 // (cannot_prove), a WARNING in both modes.
 func TestUnboundOnOptionalEdges(t *testing.T) {
-	servers, err := registry.ParseToolsFile([]byte(`{"servers":[{"server":"lab","tools":[
+	cat := parseCatalog(t, `{"servers":[{"server":"lab","tools":[
 		{"name":"src","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"s":{"type":"string"},"n":{"type":"integer"}},"required":["s","n"]}},
 		{"name":"sink","inputSchema":{"type":"object","properties":{"text":{"type":"string","minLength":2},"id":{"type":"integer"},"extra":{"type":"string"}},"required":["text","id"]}},
 		{"name":"never","inputSchema":{"type":"object","properties":{"text":{"type":"string"},"id":{"not":{}}},"required":["text","id"]}}
-	]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := NewValidator(registry.NewCatalog(servers), nil, compat.NewChecker())
+	]}]}`)
+	v := NewValidator(cat, nil, compat.NewChecker())
 	tests := []struct {
 		name, doc       string
 		lenient, strict []string

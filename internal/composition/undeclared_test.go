@@ -6,7 +6,6 @@ import (
 
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/policy"
-	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
@@ -16,17 +15,13 @@ import (
 // WARNING lenient, an ERROR strict); across a projection the mapped value
 // is no single field's, so it is Unknown, a WARNING in both modes.
 func TestUndeclaredThroughAnOpenBranch(t *testing.T) {
-	servers, err := registry.ParseToolsFile([]byte(`{"servers":[{"server":"lab","tools":[
+	cat := parseCatalog(t, `{"servers":[{"server":"lab","tools":[
 		{"name":"src","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{
 			"u":{"anyOf":[{"type":"object","properties":{"b":{"type":"string"}},"required":["b"]},{"type":"object","properties":{"c":{"type":"integer"}}}]},
 			"list":{"type":"array","items":{"anyOf":[{"type":"object","properties":{"b":{"type":"string"}},"required":["b"]},{"type":"object","properties":{"c":{"type":"integer"}}}]}}},
 			"required":["u","list"]}},
 		{"name":"sink","inputSchema":{"type":"object","properties":{"text":{"type":"string"},"texts":{"type":"array","items":{"type":"string"}}}}}
-	]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := registry.NewCatalog(servers)
+	]}]}`)
 	v := NewValidator(cat, nil, compat.NewChecker())
 	for _, tc := range []struct {
 		name, maps, want string

@@ -30,7 +30,13 @@ func loadCatalog(t testing.TB, path string) *registry.Catalog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	servers, err := registry.ParseToolsFile(data)
+	return parseCatalog(t, string(data))
+}
+
+// parseCatalog is the catalog of a tools document.
+func parseCatalog(t testing.TB, doc string) *registry.Catalog {
+	t.Helper()
+	servers, err := registry.ParseToolsFile([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,10 +97,7 @@ func start(t testing.TB, m mode, configure func(*server.Config)) *harness {
 	}
 	if m == database {
 		_, schemaName := pgtest.New(t)
-		cfg.DatabaseURL = pgtest.URL() + "&search_path=" + schemaName
-		if !strings.Contains(pgtest.URL(), "?") {
-			cfg.DatabaseURL = pgtest.URL() + "?search_path=" + schemaName
-		}
+		cfg.DatabaseURL = pgtest.SchemaURL(schemaName)
 		kek, err := keys.GenerateKEK()
 		if err != nil {
 			t.Fatal(err)
@@ -137,6 +134,16 @@ func start(t testing.TB, m mode, configure func(*server.Config)) *harness {
 		srv.Close()
 	})
 	return h
+}
+
+// replica configures a second server on h's database, as a replica
+// behind one load balancer: the same database, keys, pepper, admin client
+// and issuer, and no registry file (h's registry is in the database).
+func (h *harness) replica(c *server.Config) {
+	c.Registry = ""
+	c.DatabaseURL, c.KEK, c.Pepper = h.cfg.DatabaseURL, h.cfg.KEK, h.cfg.Pepper
+	c.AdminClientID, c.AdminClientSecret = h.cfg.AdminClientID, h.cfg.AdminClientSecret
+	c.Issuer = h.cfg.Issuer
 }
 
 // response is a finished request.

@@ -32,13 +32,9 @@ func TestServeRefusesADatabaseBehindIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := pgtest.URL() + "?search_path=" + schemaName
-	if strings.Contains(pgtest.URL(), "?") {
-		url = pgtest.URL() + "&search_path=" + schemaName
-	}
 	cfg := &server.Config{Addr: "127.0.0.1:0", Issuer: "http://127.0.0.1:1", TokenTTL: 5 * time.Minute, SigningAlg: keys.ES256,
 		JWKSMaxAge: 15 * time.Minute, RateLimit: 100, RateBurst: 100, LogLevel: "info", ShutdownTimeout: time.Second,
-		DatabaseURL: url, KEK: kek, Pepper: []byte(randomSecret(t))}
+		DatabaseURL: pgtest.SchemaURL(schemaName), KEK: kek, Pepper: []byte(randomSecret(t))}
 	srv, err := server.New(ctx, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	if err == nil {
 		srv.Close()

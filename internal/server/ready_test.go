@@ -21,12 +21,8 @@ func TestReadinessFollowsTheDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sep := "?"
-	if strings.Contains(pgtest.URL(), "?") {
-		sep = "&"
-	}
 	cfg := &Config{Addr: "127.0.0.1:0", Issuer: "http://typeward.test", TokenTTL: 5 * time.Minute, SigningAlg: keys.ES256,
-		JWKSMaxAge: time.Minute, RateLimit: 10, RateBurst: 10, DatabaseURL: pgtest.URL() + sep + "search_path=" + schemaName,
+		JWKSMaxAge: time.Minute, RateLimit: 10, RateBurst: 10, DatabaseURL: pgtest.SchemaURL(schemaName),
 		KEK: kek, Pepper: []byte("a pepper of at least thirty-two bytes...")}
 	var logs strings.Builder
 	srv, err := New(context.Background(), cfg, slog.New(slog.NewJSONHandler(&logs, nil)))

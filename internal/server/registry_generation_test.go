@@ -144,10 +144,8 @@ func TestNoTokenForAReplacedSchemaWhenTheListenerIsSilentlyCut(t *testing.T) {
 	proxy := newConnStaller(t, dsn.Host)
 	dsn.Host = proxy.ln.Addr().String()
 	b := start(t, database, func(c *server.Config) {
-		c.Registry = ""
-		c.DatabaseURL, c.KEK, c.Pepper = dsn.String(), a.cfg.KEK, a.cfg.Pepper
-		c.AdminClientID, c.AdminClientSecret = a.cfg.AdminClientID, a.cfg.AdminClientSecret
-		c.Issuer = a.cfg.Issuer
+		a.replica(c)
+		c.DatabaseURL = dsn.String() // through the proxy
 	})
 	schemaName := dsn.Query().Get("search_path")
 	admin := a.adminToken()

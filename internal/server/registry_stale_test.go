@@ -18,12 +18,7 @@ import (
 func TestStaleCompositionsAreReportedOnEveryReplica(t *testing.T) {
 	t.Parallel()
 	a := start(t, database, func(c *server.Config) { c.Registry = "" })
-	b := start(t, database, func(c *server.Config) {
-		c.Registry = ""
-		c.DatabaseURL, c.KEK, c.Pepper = a.cfg.DatabaseURL, a.cfg.KEK, a.cfg.Pepper
-		c.AdminClientID, c.AdminClientSecret = a.cfg.AdminClientID, a.cfg.AdminClientSecret
-		c.Issuer = a.cfg.Issuer
-	})
+	b := start(t, database, a.replica)
 	admin := a.adminToken()
 	put := func(h *harness, path, body string, want int) {
 		t.Helper()

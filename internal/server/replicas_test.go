@@ -16,12 +16,7 @@ import (
 func TestReplicasShareOneDatabase(t *testing.T) {
 	t.Parallel()
 	a := start(t, database, func(c *server.Config) { c.Registry = "" })
-	b := start(t, database, func(c *server.Config) {
-		c.Registry = ""
-		c.DatabaseURL, c.KEK, c.Pepper = a.cfg.DatabaseURL, a.cfg.KEK, a.cfg.Pepper
-		c.AdminClientID, c.AdminClientSecret = a.cfg.AdminClientID, a.cfg.AdminClientSecret
-		c.Issuer = a.cfg.Issuer // one issuer behind a load balancer
-	})
+	b := start(t, database, a.replica)
 	admin := a.adminToken()
 	for _, name := range []string{"db_query", "aggregate_stats", "email_send"} {
 		tool := `{"name":"` + name + `","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}`
@@ -88,12 +83,7 @@ func TestConcurrentRotationsAcrossReplicas(t *testing.T) {
 		t.Run(strconv.Itoa(n)+" at once", func(t *testing.T) {
 			t.Parallel()
 			a := start(t, database, func(c *server.Config) { c.Registry = "" })
-			b := start(t, database, func(c *server.Config) {
-				c.Registry = ""
-				c.DatabaseURL, c.KEK, c.Pepper = a.cfg.DatabaseURL, a.cfg.KEK, a.cfg.Pepper
-				c.AdminClientID, c.AdminClientSecret = a.cfg.AdminClientID, a.cfg.AdminClientSecret
-				c.Issuer = a.cfg.Issuer
-			})
+			b := start(t, database, a.replica)
 			admin := a.adminToken()
 			var wg sync.WaitGroup
 			answers := make([]response, n)

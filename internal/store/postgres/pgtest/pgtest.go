@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -24,6 +25,16 @@ func URL() string {
 		return u
 	}
 	return DefaultURL
+}
+
+// SchemaURL is URL selecting one test schema (the search_path a server
+// under test is given).
+func SchemaURL(schemaName string) string {
+	sep := "?"
+	if strings.Contains(URL(), "?") {
+		sep = "&"
+	}
+	return URL() + sep + "search_path=" + schemaName
 }
 
 // New returns a migrated DB whose search_path is a new schema dropped when
