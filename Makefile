@@ -27,12 +27,7 @@ build: ## build bin/typeward
 run: build ## start the server: the embedded default (in-memory, examples loaded, demo client printed)
 	DATABASE_URL= ./$(BIN) serve
 
-# The real MCP tool declarations many tests read: the shared/ folder beside
-# this repository, not a file of it.
-CORPUS := ../shared/corpus/real-tools.json
-
 test: ## every test with -race, every benchmark once (so none rots), then a brief fuzz of the parsers and the checker
-	@test -f $(CORPUS) || { echo "make test: $(CORPUS) is missing: the tests read the shared corpus of real MCP tool declarations from the shared/ folder beside this repository; clone the repository next to it"; exit 1; }
 	@$(GO) run ./internal/store/postgres/pgtest/probe
 	$(GO) test -race -count=1 $(PKGS)
 	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)

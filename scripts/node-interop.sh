@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # Runs scripts/node/interop.mjs with its npm packages (pinned in
-# scripts/node/package.json) installed once into a directory of its own
+# scripts/node/package-lock.json) installed once into a directory of its own
 # outside the repository: $TYPEWARD_NODE_DIR, by default a temp directory
-# named after the package.json's hash. Tests call it through
-# internal/nodetest; `make test` and .ci/run need only node and npm.
+# named after the lockfile's hash. Tests call it through
+# internal/jstest; `make test` and .ci/run need only node and npm.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-sum=$(sha256sum "$here/node/package.json" | cut -c1-12)
+sum=$(sha256sum "$here/node/package-lock.json" | cut -c1-12)
 dir="${TYPEWARD_NODE_DIR:-${TMPDIR:-/tmp}/typeward-node-$sum}"
 mkdir -p "$dir"
 # Test packages run in parallel processes: one installs, the others wait.
 exec 9>"$dir.lock"
 flock 9
 if [ ! -f "$dir/.installed" ]; then
-  cp "$here/node/package.json" "$dir/package.json"
-  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error >&2
+  cp "$here/node/package.json" "$here/node/package-lock.json" "$dir/"
+  npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >&2
   touch "$dir/.installed"
 fi
 flock -u 9

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/typeward/typeward/internal/jcs"
-	"github.com/typeward/typeward/internal/nodetest"
+	"github.com/typeward/typeward/internal/jstest"
 	"github.com/typeward/typeward/verify"
 )
 
@@ -91,7 +91,7 @@ func TestDeclarationDigestVectors(t *testing.T) {
 // computes the same canonical JSON and digests.
 func TestDeclarationDigestVectorsNode(t *testing.T) {
 	f := readVectors(t)
-	out := nodetest.Run(t, "", "digest", vectorsFile)
+	out := jstest.Run(t, "", "digest", vectorsFile)
 	var got []struct{ Name, Canonical, Digest string }
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%v: %s", err, out)

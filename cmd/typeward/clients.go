@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/clients"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/server"
 	"github.com/typeward/typeward/internal/store/postgres"
 )
@@ -78,12 +78,12 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 		fs.Var(&audiences, "audience", "allowed resource `URI` (repeatable)")
 		fs.Var(&scopes, "scope", "allowed plain `SCOPE`, e.g. "+clients.AdminScope+" (repeatable)")
 		fs.StringVar(&c.approval, "approval", string(clients.ApprovalNever), approvalFlagUsage)
-		fs.StringVar(&c.validation, "validation", string(policy.Lenient), validationFlagUsage)
+		fs.StringVar(&c.validation, "validation", string(grading.Lenient), validationFlagUsage)
 		fs.StringVar(&c.output, "output", "text", "text or json")
 		if err := c.parse(fs, args[1:], 0); err != nil {
 			return err
 		}
-		c.reg.Approval, c.reg.Validation = clients.Approval(c.approval), policy.Mode(c.validation)
+		c.reg.Approval, c.reg.Validation = clients.Approval(c.approval), grading.Mode(c.validation)
 		c.reg.TokenEndpointAuthMethod = clients.AuthMethod(method)
 		c.reg.AllowedTools, c.reg.AllowedAudiences, c.reg.AllowedScopes = tools, audiences, scopes
 	case "list":
@@ -114,7 +114,7 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 				a := clients.Approval(c.approval)
 				c.patch.Approval = &a
 			case "validation":
-				m := policy.Mode(c.validation)
+				m := grading.Mode(c.validation)
 				c.patch.Validation = &m
 			}
 		})

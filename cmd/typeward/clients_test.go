@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/typeward/typeward/internal/clients"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/store/postgres"
 	"github.com/typeward/typeward/internal/store/postgres/pgtest"
 )
@@ -56,7 +56,7 @@ func TestClientsCommand(t *testing.T) {
 	}
 	h, _ := clients.NewHasher(pepper)
 	if !h.Verify(created.ClientID, created.ClientSecret, stored.SecretHash) || stored.Name != "etl" ||
-		strings.Join(stored.AllowedTools, " ") != "github/* db_query" || stored.Approval != clients.ApprovalDestructive || stored.Validation != policy.Strict {
+		strings.Join(stored.AllowedTools, " ") != "github/* db_query" || stored.Approval != clients.ApprovalDestructive || stored.Validation != grading.Strict {
 		t.Errorf("stored %+v does not match the created client", stored)
 	}
 	code, stdout, stderr = runEnv(env, "clients", "update", created.ClientID, "--approval", "always")
@@ -80,7 +80,7 @@ func TestClientsCommand(t *testing.T) {
 			t.Errorf("update with validation %q: exit %d, stderr %q", bad, code, stderr)
 		}
 	}
-	if stored, _ = postgres.NewClients(db).Get(context.Background(), created.ClientID); stored.Approval != clients.ApprovalAlways || stored.Validation != policy.Lenient {
+	if stored, _ = postgres.NewClients(db).Get(context.Background(), created.ClientID); stored.Approval != clients.ApprovalAlways || stored.Validation != grading.Lenient {
 		t.Errorf("after the refused updates: approval %q validation %q", stored.Approval, stored.Validation)
 	}
 

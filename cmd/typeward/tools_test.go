@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/typeward/typeward/internal/corpus"
 	"github.com/typeward/typeward/internal/store/postgres"
 	"github.com/typeward/typeward/internal/store/postgres/pgtest"
 )
@@ -83,8 +84,11 @@ func TestToolsUsageErrors(t *testing.T) {
 // (two sentry tools use draft-04 tuple "items", invalid in 2020-12, and
 // sentry's whoami declares an inputSchema {} with no object type).
 func TestToolsCheckCorpus(t *testing.T) {
-	const corpus = "../../../shared/corpus/real-tools.json"
-	code, stdout, _ := run("tools", "check", "--approved", corpus, corpus)
+	file := filepath.Join(t.TempDir(), "real-tools.json")
+	if err := os.WriteFile(file, corpus.RealTools(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ := run("tools", "check", "--approved", file, file)
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if code != exitFailure || len(lines) != 3 {
 		t.Fatalf("exit %d, %d lines:\n%s", code, len(lines), stdout)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/composition"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/verdict"
 )
@@ -81,7 +81,7 @@ func (c *validateCommand) Run(ctx context.Context) error {
 		return usageError("%v", err)
 	}
 	if c.strict {
-		result = result.Under(policy.Strict)
+		result = result.Under(grading.Strict)
 	}
 	if c.output == "json" {
 		err = writeJSONReport(c.m.Stdout, result)

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 )
 
 // AuthMethod is a token_endpoint_auth_method (RFC 7591 §2).
@@ -57,8 +57,8 @@ type Client struct {
 	// backchannel flow) before a token is issued.
 	Approval Approval
 	// Validation is the mode its compositions are judged under
-	// (policy.Lenient or policy.Strict); unset reads as lenient.
-	Validation policy.Mode
+	// (grading.Lenient or grading.Strict); unset reads as lenient.
+	Validation grading.Mode
 	Disabled   bool
 	CreatedAt  time.Time
 }

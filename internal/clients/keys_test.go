@@ -7,18 +7,15 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
-	"os"
 	"sync"
 	"testing"
 
 	jose "github.com/go-jose/go-jose/v4"
 )
 
-// testKeys are made once per test binary. The RSA keys are fixed test keys
-// under testdata/ because generating them is slow.
+// testKeys are made once per test binary, the RSA ones too (about a
+// second between them): no private key is committed.
 type testKeys struct {
 	ec, ec384    *ecdsa.PrivateKey
 	ed           ed25519.PrivateKey
@@ -30,25 +27,17 @@ var loadTestKeys = sync.OnceValue(func() *testKeys {
 	k.ec, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	k.ec384, _ = ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
 	_, k.ed, _ = ed25519.GenerateKey(rand.Reader)
-	k.rsa = readRSAKey("testdata/rsa2048.pem")
-	k.rsa1024 = readRSAKey("testdata/rsa1024.pem")
+	k.rsa = rsaKey(2048)
+	k.rsa1024 = rsaKey(1024)
 	return &k
 })
 
-func readRSAKey(path string) *rsa.PrivateKey {
-	data, err := os.ReadFile(path)
+func rsaKey(bits int) *rsa.PrivateKey {
+	key, err := rsa.GenerateKey(rand.Reader, bits)
 	if err != nil {
 		panic(err)
 	}
-	block, _ := pem.Decode(data)
-	if block == nil {
-		panic(path + ": no PEM block")
-	}
-	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
-	if err != nil {
-		panic(path + ": " + err.Error())
-	}
-	return key.(*rsa.PrivateKey)
+	return key
 }
 
 // jwk is the public JWK of a private key.

@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 )
 
 // Registration is the RFC 7591-style client metadata of a create request.
@@ -26,7 +26,7 @@ type Registration struct {
 	// Approval defaults to never.
 	Approval Approval `json:"approval,omitempty"`
 	// Validation defaults to lenient.
-	Validation policy.Mode `json:"validation,omitempty"`
+	Validation grading.Mode `json:"validation,omitempty"`
 	// Issuer is this server's issuer identifier, set by the caller (never
 	// from the request): a client may not list it as an audience, or its
 	// tool tokens would be accepted where typeward's own are.

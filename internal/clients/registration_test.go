@@ -12,7 +12,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/typeward/typeward/internal/clients"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/store/memory"
 )
 
@@ -166,7 +166,7 @@ func TestRegisterStoresOnlyTheHash(t *testing.T) {
 		t.Errorf("secret %q / hash %x", secret, stored.SecretHash)
 	}
 	if stored.TokenEndpointAuthMethod != clients.SecretPost || stored.Name != "etl" || !stored.CreatedAt.Equal(now) || stored.JWKS != nil ||
-		stored.Approval != clients.ApprovalNever || stored.Validation != policy.Lenient { // the defaults
+		stored.Approval != clients.ApprovalNever || stored.Validation != grading.Lenient { // the defaults
 		t.Errorf("stored %+v", stored)
 	}
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 )
 
 // Sentinels every Store returns (wrapped) so callers map them to answers
@@ -36,7 +36,7 @@ type Store interface {
 	SetApproval(ctx context.Context, id string, a Approval) error
 	// SetValidation changes the client's validation mode alone, or
 	// returns ErrNotFound.
-	SetValidation(ctx context.Context, id string, m policy.Mode) error
+	SetValidation(ctx context.Context, id string, m grading.Mode) error
 	// Disable marks the client disabled (idempotent), or returns ErrNotFound.
 	Disable(ctx context.Context, id string) error
 }

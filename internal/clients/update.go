@@ -3,7 +3,7 @@ package clients
 import (
 	"context"
 
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 )
 
 // The one message of each unknown policy value.
@@ -15,8 +15,8 @@ const (
 // Update is an admin's change to an existing client (a JSON merge patch):
 // only the members given change.
 type Update struct {
-	Approval   *Approval    `json:"approval,omitempty"`
-	Validation *policy.Mode `json:"validation,omitempty"`
+	Approval   *Approval     `json:"approval,omitempty"`
+	Validation *grading.Mode `json:"validation,omitempty"`
 }
 
 // Validate returns a *ValidationError listing every problem, or nil.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/clients"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/store/memory"
 )
 
@@ -21,18 +21,18 @@ func TestApply(t *testing.T) {
 		approval, validation *string
 		want                 []clients.Problem
 		wantA                clients.Approval
-		wantV                policy.Mode
+		wantV                grading.Mode
 	}{
-		{"validation alone", nil, ptr("strict"), nil, clients.ApprovalNever, policy.Strict},
-		{"approval alone", ptr("always"), nil, nil, clients.ApprovalAlways, policy.Lenient},
-		{"both", ptr("mutating"), ptr("strict"), nil, clients.ApprovalMutating, policy.Strict},
-		{"nothing", nil, nil, []clients.Problem{{"/", "names nothing to change (approval, validation)"}}, clients.ApprovalNever, policy.Lenient},
+		{"validation alone", nil, ptr("strict"), nil, clients.ApprovalNever, grading.Strict},
+		{"approval alone", ptr("always"), nil, nil, clients.ApprovalAlways, grading.Lenient},
+		{"both", ptr("mutating"), ptr("strict"), nil, clients.ApprovalMutating, grading.Strict},
+		{"nothing", nil, nil, []clients.Problem{{"/", "names nothing to change (approval, validation)"}}, clients.ApprovalNever, grading.Lenient},
 		{"a bad mode with a good approval", ptr("always"), ptr("paranoid"),
-			[]clients.Problem{{"/validation", "must be one of lenient, strict"}}, clients.ApprovalNever, policy.Lenient},
-		{"an empty mode", nil, ptr(""), []clients.Problem{{"/validation", "must be one of lenient, strict"}}, clients.ApprovalNever, policy.Lenient},
+			[]clients.Problem{{"/validation", "must be one of lenient, strict"}}, clients.ApprovalNever, grading.Lenient},
+		{"an empty mode", nil, ptr(""), []clients.Problem{{"/validation", "must be one of lenient, strict"}}, clients.ApprovalNever, grading.Lenient},
 		{"both bad", ptr("later"), ptr("STRICT"), []clients.Problem{
 			{"/approval", "must be one of never, mutating, destructive, always"}, {"/validation", "must be one of lenient, strict"}},
-			clients.ApprovalNever, policy.Lenient},
+			clients.ApprovalNever, grading.Lenient},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -48,7 +48,7 @@ func TestApply(t *testing.T) {
 				u.Approval = &a
 			}
 			if tc.validation != nil {
-				m := policy.Mode(*tc.validation)
+				m := grading.Mode(*tc.validation)
 				u.Validation = &m
 			}
 			got, err := clients.Apply(ctx, store, c.ID, u)
@@ -64,10 +64,10 @@ func TestApply(t *testing.T) {
 			}
 		})
 	}
-	if _, err := clients.Apply(context.Background(), memory.NewClients(), "nobody", clients.Update{Validation: new(policy.Mode)}); problems(err) == nil {
+	if _, err := clients.Apply(context.Background(), memory.NewClients(), "nobody", clients.Update{Validation: new(grading.Mode)}); problems(err) == nil {
 		t.Errorf("an empty mode for an unknown client: %v, want a ValidationError first", err)
 	}
-	strict := policy.Strict
+	strict := grading.Strict
 	if _, err := clients.Apply(context.Background(), memory.NewClients(), "nobody", clients.Update{Validation: &strict}); !errors.Is(err, clients.ErrNotFound) {
 		t.Errorf("unknown client: %v, want ErrNotFound", err)
 	}

@@ -23,7 +23,7 @@ type Options struct {
 
 // Result is the checker's answer for one pair: the verdict and the Issues
 // behind it, each with its own verdict (Incompatible ones with a confirmed
-// witness). Issues carry no severity: that is policy (internal/policy).
+// witness). Issues carry no severity: that is policy (internal/grading).
 type Result struct {
 	Verdict verdict.Verdict
 	Issues  []verdict.Issue

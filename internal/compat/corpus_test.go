@@ -3,7 +3,7 @@ package compat
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	realtools "github.com/typeward/typeward/internal/corpus"
 	"slices"
 	"sync"
 	"testing"
@@ -11,8 +11,6 @@ import (
 	"github.com/typeward/typeward/internal/schema"
 	"github.com/typeward/typeward/internal/verdict"
 )
-
-const corpusPath = "../../../shared/corpus/real-tools.json"
 
 // corpusTool is one tool of real-tools.json with its loaded schemas (nil
 // when absent or refused by the loader).
@@ -40,10 +38,7 @@ func loadCorpus(t testing.TB) []corpusTool {
 }
 
 func readCorpus() ([]corpusTool, error) {
-	raw, err := os.ReadFile(corpusPath)
-	if err != nil {
-		return nil, fmt.Errorf("read corpus: %v", err)
-	}
+	raw := realtools.RealTools()
 	var doc struct {
 		Servers []struct {
 			Server string `json:"server"`

@@ -18,7 +18,7 @@ const (
 // message names the sides with srcMark/tgtMark, and the paths below the
 // labels are kept apart. A rule states truth only: claim is Incompatible
 // when it believes a counterexample exists, Unknown when it cannot decide.
-// Severity is not the checker's business (internal/policy).
+// Severity is not the checker's business (internal/grading).
 type finding struct {
 	claim          verdict.Verdict
 	code           string

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"github.com/typeward/typeward/internal/corpus"
 	"runtime"
 	"slices"
 	"testing"
@@ -24,7 +24,7 @@ type benchTool struct {
 // properties, in a fixed order.
 func corpusPipelineTools(b *testing.B, cat *registry.Catalog) []benchTool {
 	b.Helper()
-	servers := loadServers(b, corpusPath)
+	servers := loadServers(b)
 	var tools []benchTool
 	for _, s := range servers {
 		for _, tool := range s.Tools {
@@ -96,13 +96,10 @@ func dagOf(b *testing.B, tools []benchTool, edges int) (*Composition, []byte) {
 	return c, data
 }
 
-func loadServers(b testing.TB, path string) []registry.ServerTools {
+// loadServers is the real corpus, parsed.
+func loadServers(b testing.TB) []registry.ServerTools {
 	b.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	servers, err := registry.ParseToolsFile(data)
+	servers, err := registry.ParseToolsFile(corpus.RealTools())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -129,7 +126,7 @@ func perEdge(b *testing.B, edges int) func() {
 // (empty memo) every time; warm: one checker, so every pair of schemas is
 // already proven. ns/edge should stay flat as edges grow.
 func BenchmarkValidate(b *testing.B) {
-	cat := loadCatalog(b, corpusPath)
+	cat := registry.NewCatalog(loadServers(b))
 	tools := corpusPipelineTools(b, cat)
 	for _, edges := range []int{10, 100, 1000, 10000} {
 		c, _ := dagOf(b, tools, edges)
@@ -159,7 +156,7 @@ func BenchmarkValidate(b *testing.B) {
 
 // BenchmarkParse parses a 10,000-edge composition document.
 func BenchmarkParse(b *testing.B) {
-	cat := loadCatalog(b, corpusPath)
+	cat := registry.NewCatalog(loadServers(b))
 	_, data := dagOf(b, corpusPipelineTools(b, cat), 10000)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {

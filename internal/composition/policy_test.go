@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/typeward/typeward/internal/compat"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 )
 
 // TestUnderMode: the issues policy grades change severity with the mode;
@@ -39,7 +39,7 @@ func TestUnderMode(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := validate(t, v, tc.doc)
-			strict := r.Under(policy.Strict)
+			strict := r.Under(grading.Strict)
 			var gotL, gotS []string
 			for _, is := range r.Issues {
 				gotL = append(gotL, brief(is))
@@ -53,7 +53,7 @@ func TestUnderMode(t *testing.T) {
 			if r.Valid() != tc.validLenient || (strict.Valid() && len(tc.strict) > 0 && tc.strict[0][:5] == "error") {
 				t.Errorf("valid lenient %v strict %v", r.Valid(), strict.Valid())
 			}
-			if r.Under(policy.Lenient) != r {
+			if r.Under(grading.Lenient) != r {
 				t.Error("grading lenient again made a copy")
 			}
 		})

@@ -1,17 +1,15 @@
 package composition
 
 import (
+	"github.com/typeward/typeward/internal/registry"
 	"testing"
 
 	"github.com/typeward/typeward/internal/compat"
 )
 
-// corpusPath is the shared corpus of 297 real tool declarations.
-const corpusPath = "../../../shared/corpus/real-tools.json"
-
 // Compositions real pipelines would use, over the real schemas.
 func TestValidateRealTools(t *testing.T) {
-	v := NewValidator(loadCatalog(t, corpusPath), nil, compat.NewChecker())
+	v := NewValidator(registry.NewCatalog(loadServers(t)), nil, compat.NewChecker())
 	const (
 		orgs  = "sentry-mcp/find_organizations"
 		proj  = "sentry-mcp/find_projects"

@@ -3,13 +3,12 @@ package composition
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/typeward/typeward/internal/compat"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/schema"
 	"github.com/typeward/typeward/internal/verdict"
@@ -27,7 +26,7 @@ import (
 // strict ERRORs it confirmed.
 func assertStrictRefusalsWitnessed(t *testing.T, tools registry.Resolver, r *Result) int {
 	t.Helper()
-	strict, n := r.Under(policy.Strict), 0
+	strict, n := r.Under(grading.Strict), 0
 	for i, is := range strict.Issues {
 		if _, graded := r.places[i]; !graded {
 			if is.Severity != r.Issues[i].Severity {
@@ -81,14 +80,7 @@ func assertStrictRefusalsWitnessed(t *testing.T, tools registry.Resolver, r *Res
 // edge for every output and input property of the same name, always and
 // optional), a strict client is refused only with a confirmed witness.
 func TestStrictRefusalsCarryWitnesses(t *testing.T) {
-	data, err := os.ReadFile(corpusPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	servers, err := registry.ParseToolsFile(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	servers := loadServers(t)
 	cat := registry.NewCatalog(servers)
 	v := NewValidator(cat, nil, compat.NewChecker())
 	var tools []*registry.ResolvedTool

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/typeward/typeward/internal/compat"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/schema"
 	"github.com/typeward/typeward/internal/verdict"
 )
@@ -39,7 +39,7 @@ func (run *validation) checkUnbound(n int, fed map[string]bool) {
 		is := verdict.Issue{Code: verdict.CodeMayBeMissing, TargetTool: tool.QualifiedName(), FieldPath: "->" + name,
 			Message: fmt.Sprintf("node %s: %s requires input %s, and only optional edges feed it", run.graph.nodes[n].ID, tool.QualifiedName(), name)}
 		run.proveUnbound(&is, tool.Input, name, optionalOnly)
-		run.graded(is, policy.Place{Optional: true})
+		run.graded(is, grading.Place{Optional: true})
 	}
 }
 

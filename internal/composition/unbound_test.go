@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/typeward/typeward/internal/compat"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/schema"
 	"github.com/typeward/typeward/internal/verdict"
 )
@@ -49,7 +49,7 @@ func TestUnboundOnOptionalEdges(t *testing.T) {
 					unbound = append(unbound, is)
 				}
 			}
-			strict := r.Under(policy.Strict)
+			strict := r.Under(grading.Strict)
 			var gotL, gotS []string
 			for i, is := range r.Issues {
 				if is.Edge == "" {

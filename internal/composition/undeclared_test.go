@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/typeward/typeward/internal/compat"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
@@ -35,7 +35,7 @@ func TestUndeclaredThroughAnOpenBranch(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := validate(t, v, `{"nodes":[{"id":"s","tool":"src"},{"id":"t","tool":"sink"}],"edges":[{"from":"s","to":"t","map":`+tc.maps+`}]}`)
-			strict := r.Under(policy.Strict)
+			strict := r.Under(grading.Strict)
 			found := 0
 			for i, is := range r.Issues {
 				if is.Code != tc.want || (tc.want == "cannot_prove" && !strings.Contains(is.Message, "undeclared_property")) {

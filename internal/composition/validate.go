@@ -8,7 +8,7 @@ import (
 
 	"github.com/typeward/typeward/internal/cache"
 	"github.com/typeward/typeward/internal/compat"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/schema"
 	"github.com/typeward/typeward/internal/verdict"
@@ -103,7 +103,7 @@ type Result struct {
 	Compositions []registry.CompositionRef
 	// places holds, by index into Issues, where each issue policy grades
 	// stands (see Under).
-	places map[int]policy.Place
+	places map[int]grading.Place
 }
 
 // ToolRef is a validated tool version, and EdgeRef an edge between two
@@ -116,20 +116,20 @@ type (
 )
 
 // Valid reports whether no issue is an ERROR.
-func (r *Result) Valid() bool { return !policy.Refuses(r.Issues) }
+func (r *Result) Valid() bool { return !grading.Refuses(r.Issues) }
 
 // Under is the result graded for validation mode m: the issues policy
 // grades get m's severity, the others keep theirs. Validate grades lenient;
 // the result it returns is never changed.
-func (r *Result) Under(m policy.Mode) *Result {
-	if m == policy.Lenient || len(r.places) == 0 {
+func (r *Result) Under(m grading.Mode) *Result {
+	if m == grading.Lenient || len(r.places) == 0 {
 		return r
 	}
 	out := *r
 	out.Issues = slices.Clone(r.Issues)
 	for i, at := range r.places {
 		is := &out.Issues[i]
-		is.Severity = policy.Severity(m, is.Code, is.Verdict, at)
+		is.Severity = grading.Severity(m, is.Code, is.Verdict, at)
 	}
 	return &out
 }
@@ -164,16 +164,16 @@ type validation struct {
 	graph    flatGraph
 	resolved []*registry.ResolvedTool // by node index; nil when unresolved
 	issues   []verdict.Issue
-	places   map[int]policy.Place // the issues policy grades, by index
+	places   map[int]grading.Place // the issues policy grades, by index
 }
 
 // graded adds an issue whose severity is policy's: a compatibility finding
 // or a value a path may not deliver. It is graded lenient here; Result.Under
 // grades it again for another mode.
-func (run *validation) graded(is verdict.Issue, at policy.Place) {
-	is.Severity = policy.Severity(policy.Lenient, is.Code, is.Verdict, at)
+func (run *validation) graded(is verdict.Issue, at grading.Place) {
+	is.Severity = grading.Severity(grading.Lenient, is.Code, is.Verdict, at)
 	if run.places == nil {
-		run.places = map[int]policy.Place{}
+		run.places = map[int]grading.Place{}
 	}
 	run.places[len(run.issues)] = at
 	run.issues = append(run.issues, is)
@@ -254,7 +254,7 @@ func (run *validation) checkMapping(e Edge, m Mapping, src, tgt *registry.Resolv
 		return is
 	}
 	add := func(is verdict.Issue) { run.issues = append(run.issues, label(is)) }
-	at := policy.Place{Optional: e.Optional}
+	at := grading.Place{Optional: e.Optional}
 	target, tprob := run.Validator.resolveTarget(tgt.Input, m.Target)
 	if tprob != nil {
 		add(problemIssue(tprob, false))

@@ -141,7 +141,7 @@ func TestPathWitnessInsideElements(t *testing.T) {
 			"s":{"anyOf":[{"type":"object","properties":{"v":{"type":"string"}},"required":["v"]},{"type":"null"}]}}}}}}`
 	const input = `{"type":"object","properties":{"f":{"type":"string"}},"required":["f"]}`
 	var monitors string
-	for _, srv := range loadServers(t, corpusPath) {
+	for _, srv := range loadServers(t) {
 		for _, tool := range srv.Tools {
 			if strings.HasPrefix(srv.Server, "sentry-mcp") && tool.Name == "find_monitors" {
 				monitors = string(tool.OutputSchema)

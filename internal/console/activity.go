@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/audit"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 )
 
 // Bounds of the Activity page: the chart's window, the refusal reasons
@@ -127,7 +127,7 @@ func (c *console) activity(w http.ResponseWriter, r *http.Request, s *session) {
 	// graded lenient, the default mode.
 	var drawn []stored
 	for _, sc := range comps[:min(len(comps), drawnStored)] {
-		drawn = append(drawn, stored{Name: sc.Name, Stale: stale[sc.Name], Graph: c.draw.fromDocument(r.Context(), sc.Definition, policy.Lenient)})
+		drawn = append(drawn, stored{Name: sc.Name, Stale: stale[sc.Name], Graph: c.draw.fromDocument(r.Context(), sc.Definition, grading.Lenient)})
 	}
 	c.render(w, r, http.StatusOK, "activity", map[string]any{"User": s.user, "CSRF": s.CSRF,
 		"Rate": rate, "RateWidth": rateW, "ChartHeight": chartH + 40,

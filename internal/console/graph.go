@@ -10,8 +10,8 @@ import (
 
 	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/composition"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/oauth"
-	"github.com/typeward/typeward/internal/policy"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/verdict"
 )
@@ -63,7 +63,7 @@ type drawer struct {
 // fromDetails draws the composition an authorization_details parameter
 // names, validated now against the registry and graded under the
 // requesting client's validation mode.
-func (d *drawer) fromDetails(ctx context.Context, details string, mode policy.Mode) *graph {
+func (d *drawer) fromDetails(ctx context.Context, details string, mode grading.Mode) *graph {
 	cr, err := oauth.ParseAuthorizationDetails(details)
 	if err != nil {
 		return &graph{Problem: err.Error()}
@@ -78,7 +78,7 @@ func (d *drawer) fromDetails(ctx context.Context, details string, mode policy.Mo
 }
 
 // fromDocument draws a composition, its issues graded under mode.
-func (d *drawer) fromDocument(ctx context.Context, doc json.RawMessage, mode policy.Mode) *graph {
+func (d *drawer) fromDocument(ctx context.Context, doc json.RawMessage, mode grading.Mode) *graph {
 	c, err := composition.Parse(doc)
 	if err != nil {
 		return &graph{Problem: err.Error()}

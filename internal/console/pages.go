@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/approval"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/users"
 )
 
@@ -40,7 +40,7 @@ func (c *console) approvalsPage(w http.ResponseWriter, r *http.Request, s *sessi
 		// The issues are graded under the client's validation mode, as
 		// the Approve click and the redemption judge them (lenient when
 		// the client is gone: the click then refuses anyway).
-		mode := policy.Lenient
+		mode := grading.Lenient
 		if cl, err := c.cfg.Clients.Get(r.Context(), req.ClientID); err == nil {
 			v.ClientName, mode = cl.Name, cl.Validation.OrLenient()
 		}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/composition"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/verdict"
 )
@@ -16,14 +16,14 @@ import (
 // under one validation mode.
 type validationJSON struct {
 	Valid      bool                  `json:"valid"`
-	Validation policy.Mode           `json:"validation"`
+	Validation grading.Mode          `json:"validation"`
 	Digest     string                `json:"digest"`
 	Tools      []composition.ToolRef `json:"tools"`
 	Edges      []composition.EdgeRef `json:"edges"`
 	Issues     []verdict.Issue       `json:"issues"`
 }
 
-func validationOf(res *composition.Result, m policy.Mode) validationJSON {
+func validationOf(res *composition.Result, m grading.Mode) validationJSON {
 	res = res.Under(m)
 	issues := res.Issues
 	if issues == nil {
@@ -108,7 +108,7 @@ func (a *Admin) validateComposition(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, badRequest("validation may be given once"))
 		return
 	}
-	mode, err := policy.ParseMode(q.Get("validation"))
+	mode, err := grading.ParseMode(q.Get("validation"))
 	if err != nil {
 		a.fail(w, r, badRequest(err.Error()))
 		return
@@ -205,5 +205,5 @@ func (a *Admin) record(w http.ResponseWriter, r *http.Request, c registry.Compos
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, status, map[string]any{"composition": compositionOf(rec.Composition, stale), "validation": validationOf(rec.Result, policy.Lenient)})
+	writeJSON(w, status, map[string]any{"composition": compositionOf(rec.Composition, stale), "validation": validationOf(rec.Result, grading.Lenient)})
 }

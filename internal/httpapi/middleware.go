@@ -13,7 +13,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/typeward/typeward/internal/httpx"
 	"github.com/typeward/typeward/internal/metrics"
 )
 
@@ -62,7 +61,7 @@ func observe(log *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handl
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			started := time.Now()
-			sw := &httpx.StatusWriter{ResponseWriter: w}
+			sw := &metrics.StatusWriter{ResponseWriter: w}
 			defer func() {
 				if p := recover(); p != nil {
 					if p == http.ErrAbortHandler {

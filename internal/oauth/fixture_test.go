@@ -14,8 +14,8 @@ import (
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/composition"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/keys"
-	"github.com/typeward/typeward/internal/policy"
 	"github.com/typeward/typeward/internal/ratelimit"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/store/memory"
@@ -45,7 +45,7 @@ var testClients = []clients.Client{
 	{ID: "careful", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Approval: clients.ApprovalMutating},
 	{ID: "strict", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Approval: clients.ApprovalDestructive},
 	{ID: "always", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Approval: clients.ApprovalAlways},
-	{ID: "rigorous", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Validation: policy.Strict},
+	{ID: "rigorous", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Validation: grading.Strict},
 	{ID: "off", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Disabled: true},
 	// legacy was registered, before registration refused it, with the
 	// issuer as an audience.

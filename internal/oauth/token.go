@@ -13,7 +13,7 @@ import (
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/composition"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/token"
 	"github.com/typeward/typeward/internal/verdict"
@@ -226,7 +226,7 @@ func (s *Service) checkComposition(ctx context.Context, client *clients.Client, 
 			rec.IssueCodes = append(rec.IssueCodes, is.Code)
 		}
 	}
-	if policy.Refuses(issues) {
+	if grading.Refuses(issues) {
 		// The log keeps what the client was shown, witnesses included.
 		rec.Issues, rec.IssuesDropped = audit.Issues(issues)
 		return nil, &Error{Kind: KindForbidden, Code: CodeInvalidAuthorizationDetails,
@@ -407,7 +407,7 @@ func (s *Service) admitTools(ctx context.Context, client *clients.Client, c *com
 	}
 	issues := s.allowListIssues(client, denied)
 	return &Error{Kind: KindForbidden, Code: CodeInvalidAuthorizationDetails,
-		Description: refusalDescription(issues, policy.Lenient), Issues: issues} // no mode weighs an allow-list
+		Description: refusalDescription(issues, grading.Lenient), Issues: issues} // no mode weighs an allow-list
 }
 
 func (s *Service) allowListIssues(client *clients.Client, tools []composition.ToolRef) []verdict.Issue {
@@ -500,7 +500,7 @@ func decodeTokenRequest(form url.Values) (tokenRequest, error) {
 // refusalDescription summarises a refusal in ASCII; the issues say the
 // rest. A strict refusal says so: the same composition may be issued to a
 // lenient client.
-func refusalDescription(issues []verdict.Issue, m policy.Mode) string {
+func refusalDescription(issues []verdict.Issue, m grading.Mode) string {
 	n := 0
 	for _, i := range issues {
 		if i.Severity == verdict.SeverityError {
@@ -508,7 +508,7 @@ func refusalDescription(issues []verdict.Issue, m policy.Mode) string {
 		}
 	}
 	what := "the composition was refused"
-	if m == policy.Strict {
+	if m == grading.Strict {
 		what += " under strict validation"
 	}
 	if n == 1 {

@@ -3,7 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
-	"os"
+	"github.com/typeward/typeward/internal/corpus"
 	"strings"
 	"testing"
 )
@@ -80,10 +80,7 @@ func TestCatalogResolvedToolsAreCopies(t *testing.T) {
 // Every tool of the corpus loads, except the two whose schemas do not
 // compile (draft-07 tuple items without a $schema).
 func TestCatalogCorpus(t *testing.T) {
-	data, err := os.ReadFile("../../../shared/corpus/real-tools.json")
-	if err != nil {
-		t.Fatalf("the shared corpus is part of the test fixture: %v", err)
-	}
+	data := corpus.RealTools()
 	servers, err := ParseToolsFile(data)
 	if err != nil {
 		t.Fatal(err)

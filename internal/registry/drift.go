@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/typeward/typeward/internal/compat"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/schema"
 	"github.com/typeward/typeward/internal/verdict"
 )
@@ -191,7 +191,7 @@ func (d *drifter) schemaChange(tool, side string, oldRaw, newRaw json.RawMessage
 	// The pure verdict: any proven incompatibility breaks someone, so the
 	// issues are graded strict.
 	change.Issues = res.Issues
-	policy.Grade(policy.Strict, change.Issues, policy.Place{})
+	grading.Grade(grading.Strict, change.Issues, grading.Place{})
 	change.Verdict = driftVerdicts[res.Verdict]
 	switch change.Verdict {
 	case VerdictCompatible:

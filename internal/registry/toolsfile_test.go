@@ -2,7 +2,7 @@ package registry
 
 import (
 	"errors"
-	"os"
+	"github.com/typeward/typeward/internal/corpus"
 	"strings"
 	"testing"
 )
@@ -71,10 +71,7 @@ func TestParseToolsFileErrors(t *testing.T) {
 }
 
 func TestParseToolsFileCorpus(t *testing.T) {
-	data, err := os.ReadFile("../../../shared/corpus/real-tools.json")
-	if err != nil {
-		t.Fatalf("the shared corpus is part of the test fixture: %v", err)
-	}
+	data := corpus.RealTools()
 	servers, err := ParseToolsFile(data)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/typeward/typeward/internal/httpx"
+	"github.com/typeward/typeward/internal/metrics"
 )
 
 // Metrics are the router's Prometheus metrics, on a private registry.
@@ -104,7 +104,7 @@ func (rt *Router) observe(next http.Handler) http.Handler {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
 		s := &requestState{id: hex.EncodeToString(b[:])}
-		sw := &httpx.StatusWriter{ResponseWriter: w}
+		sw := &metrics.StatusWriter{ResponseWriter: w}
 		start := rt.cfg.Now()
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), stateKey{}, s)))
 		reason := map[int]string{http.StatusUnauthorized: "invalid_token", http.StatusForbidden: "tool_not_in_token",

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/typeward/typeward/internal/nodetest"
+	"github.com/typeward/typeward/internal/jstest"
 )
 
 // Independent implementations agree with typeward: npm jose verifies a
@@ -19,7 +19,7 @@ import (
 func TestNodeInterop(t *testing.T) {
 	e := startEnv(t, nil)
 	tok := e.pipelineToken(t, e.resource)
-	out := nodetest.Run(t, tok, "jwt", e.issuer+"/.well-known/jwks.json", e.issuer, e.resource)
+	out := jstest.Run(t, tok, "jwt", e.issuer+"/.well-known/jwks.json", e.issuer, e.resource)
 	var got struct {
 		Header  map[string]any `json:"header"`
 		Payload struct {
@@ -53,7 +53,7 @@ func TestNodeInterop(t *testing.T) {
 			t.Fatal(err)
 		}
 		var d struct{ Digest string }
-		if err := json.Unmarshal(nodetest.Run(t, "", "tool", file), &d); err != nil {
+		if err := json.Unmarshal(jstest.Run(t, "", "tool", file), &d); err != nil {
 			t.Fatal(err)
 		}
 		if d.Digest != ref.Digest {

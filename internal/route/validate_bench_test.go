@@ -2,6 +2,7 @@ package route
 
 import (
 	"encoding/json"
+	"github.com/typeward/typeward/internal/corpus"
 	"os"
 	"testing"
 
@@ -68,10 +69,7 @@ func exampleSchema(b *testing.B, tool string) json.RawMessage {
 }
 
 func corpusSchema(b *testing.B, tool string) json.RawMessage {
-	raw, err := os.ReadFile("../../../shared/corpus/real-tools.json")
-	if err != nil {
-		b.Fatal(err)
-	}
+	raw := corpus.RealTools()
 	var doc struct {
 		Servers []struct {
 			Tools []struct {

@@ -3,12 +3,9 @@ package schema
 import (
 	"encoding/json"
 	"errors"
-	"os"
+	"github.com/typeward/typeward/internal/corpus"
 	"testing"
 )
-
-// corpusPath is the shared corpus of real tool declarations, beside the repo.
-const corpusPath = "../../../shared/corpus/real-tools.json"
 
 type corpusSchema struct {
 	server, tool, field string
@@ -17,10 +14,7 @@ type corpusSchema struct {
 
 func loadCorpus(t testing.TB) []corpusSchema {
 	t.Helper()
-	data, err := os.ReadFile(corpusPath)
-	if err != nil {
-		t.Fatalf("the shared corpus is part of the test fixture: %v", err)
-	}
+	data := corpus.RealTools()
 	var doc struct {
 		Servers []struct {
 			Server string

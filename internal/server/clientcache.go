@@ -8,7 +8,7 @@ import (
 
 	"github.com/typeward/typeward/internal/cache"
 	"github.com/typeward/typeward/internal/clients"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 )
 
 // Client cache bounds. A client read from the store is trusted this long:
@@ -100,7 +100,7 @@ func (c *cachedClients) SetApproval(ctx context.Context, id string, a clients.Ap
 	return c.Store.SetApproval(ctx, id, a)
 }
 
-func (c *cachedClients) SetValidation(ctx context.Context, id string, m policy.Mode) error {
+func (c *cachedClients) SetValidation(ctx context.Context, id string, m grading.Mode) error {
 	defer c.forget(id)
 	return c.Store.SetValidation(ctx, id, m)
 }

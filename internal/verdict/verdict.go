@@ -1,7 +1,7 @@
 package verdict
 
 // Verdict is the checker's truth about one source/target pair. It is not a
-// severity: how a verdict weighs in a pipeline is policy (internal/policy).
+// severity: how a verdict weighs in a pipeline is policy (internal/grading).
 type Verdict string
 
 const (

@@ -2,8 +2,8 @@ package witness
 
 import (
 	"encoding/json"
+	"github.com/typeward/typeward/internal/corpus"
 	"maps"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -11,14 +11,9 @@ import (
 	"github.com/typeward/typeward/internal/schema"
 )
 
-const corpusPath = "../../../shared/corpus/real-tools.json"
-
 func corpusFieldPairs(tb testing.TB) [][2]Side {
 	tb.Helper()
-	raw, err := os.ReadFile(corpusPath)
-	if err != nil {
-		tb.Fatalf("the shared corpus is part of the test fixture: %v", err)
-	}
+	raw := corpus.RealTools()
 	var doc struct {
 		Servers []struct {
 			Tools []struct {

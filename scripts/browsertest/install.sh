@@ -2,7 +2,7 @@
 # Makes what the browser test needs: Debian's chromium (installed with apt
 # when /usr/bin/chromium is missing; never a downloaded browser) and, in the
 # directory given as $1, the npm packages oauth4webapi and playwright-core
-# at the versions of package.json. Run by .ci/run and by the Go test.
+# at the versions package-lock.json pins (npm ci). Run by .ci/run and by the Go test.
 set -euo pipefail
 dir="${1:?usage: install.sh DIR}"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -16,9 +16,9 @@ if [ ! -x /usr/bin/chromium ]; then
   fi
 fi
 mkdir -p "$dir"
-cp "$here/package.json" "$dir/package.json"
-if [ ! -f "$dir/node_modules/.typeward-installed" ] || ! cmp -s "$here/package.json" "$dir/node_modules/.typeward-installed"; then
+cp "$here/package.json" "$here/package-lock.json" "$dir/"
+if [ ! -f "$dir/node_modules/.typeward-installed" ] || ! cmp -s "$here/package-lock.json" "$dir/node_modules/.typeward-installed"; then
   # PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: playwright-core never downloads one, but be explicit.
-  (cd "$dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --silent)
-  cp "$here/package.json" "$dir/node_modules/.typeward-installed"
+  (cd "$dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent)
+  cp "$here/package-lock.json" "$dir/node_modules/.typeward-installed"
 fi

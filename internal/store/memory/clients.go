@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/typeward/typeward/internal/clients"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 )
 
 // Clients is an in-memory clients.Store for the embedded default.
@@ -84,7 +84,7 @@ func (s *Clients) SetApproval(_ context.Context, id string, a clients.Approval) 
 }
 
 // SetValidation implements clients.Store.
-func (s *Clients) SetValidation(_ context.Context, id string, m policy.Mode) error {
+func (s *Clients) SetValidation(_ context.Context, id string, m grading.Mode) error {
 	return s.update(id, "set validation of", func(c *clients.Client) { c.Validation = m.OrLenient() })
 }
 

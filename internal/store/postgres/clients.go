@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/typeward/typeward/internal/clients"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 )
 
 // Clients is the Postgres clients.Store, on the oauth_clients table.
@@ -98,7 +98,7 @@ func (s *Clients) SetApproval(ctx context.Context, id string, a clients.Approval
 }
 
 // SetValidation implements clients.Store.
-func (s *Clients) SetValidation(ctx context.Context, id string, m policy.Mode) error {
+func (s *Clients) SetValidation(ctx context.Context, id string, m grading.Mode) error {
 	return s.setPolicy(ctx, id, "validation", string(m.OrLenient()))
 }
 
@@ -144,7 +144,7 @@ func scanClient(row pgx.CollectableRow) (*clients.Client, error) {
 	}
 	c.TokenEndpointAuthMethod = clients.AuthMethod(method)
 	c.Approval = clients.Approval(approval)
-	c.Validation = policy.Mode(validation)
+	c.Validation = grading.Mode(validation)
 	if jwks != nil {
 		c.JWKS = jwks
 	}

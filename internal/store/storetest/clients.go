@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/clients"
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 )
 
 // clientsEpoch is the fixtures' clock: microsecond precision, as Postgres.
@@ -40,7 +40,7 @@ func jwtClient(id string, at time.Duration) *clients.Client {
 		AllowedAudiences:        []string{"https://a.example/mcp", "https://b.example/mcp"},
 		AllowedScopes:           []string{clients.AdminScope},
 		Approval:                clients.ApprovalDestructive,
-		Validation:              policy.Strict,
+		Validation:              grading.Strict,
 		CreatedAt:               clientsEpoch.Add(at),
 	}
 }
@@ -129,7 +129,7 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 			if err := s.Update(ctx, secretClient(id, 0)); !errors.Is(err, clients.ErrNotFound) {
 				t.Errorf("Update(%q) = %v, want ErrNotFound", id, err)
 			}
-			if err := s.SetValidation(ctx, id, policy.Strict); !errors.Is(err, clients.ErrNotFound) {
+			if err := s.SetValidation(ctx, id, grading.Strict); !errors.Is(err, clients.ErrNotFound) {
 				t.Errorf("SetValidation(%q) = %v, want ErrNotFound", id, err)
 			}
 		}
@@ -260,7 +260,7 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 			t.Fatal(err)
 		}
 		got, err := s.Get(ctx, "va")
-		if err != nil || got.Validation != policy.Lenient {
+		if err != nil || got.Validation != grading.Lenient {
 			t.Fatalf("validation of a new client = %q, %v; want lenient", got.Validation, err)
 		}
 		if err := s.Disable(ctx, "va"); err != nil {
@@ -269,7 +269,7 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 		if err := s.SetApproval(ctx, "va", clients.ApprovalAlways); err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range []policy.Mode{policy.Strict, policy.Lenient, policy.Strict} {
+		for _, m := range []grading.Mode{grading.Strict, grading.Lenient, grading.Strict} {
 			if err := s.SetValidation(ctx, "va", m); err != nil {
 				t.Fatalf("set validation %s: %v", m, err)
 			}
@@ -283,10 +283,10 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 		if err := s.Update(ctx, got); err != nil {
 			t.Fatal(err)
 		}
-		if got, err = s.Get(ctx, "va"); err != nil || got.Validation != policy.Lenient {
+		if got, err = s.Get(ctx, "va"); err != nil || got.Validation != grading.Lenient {
 			t.Fatalf("after an update without a mode: %q, %v; want lenient", got.Validation, err)
 		}
-		if err := s.SetValidation(ctx, "nobody", policy.Strict); !errors.Is(err, clients.ErrNotFound) {
+		if err := s.SetValidation(ctx, "nobody", grading.Strict); !errors.Is(err, clients.ErrNotFound) {
 			t.Errorf("set validation of an unknown client: %v, want ErrNotFound", err)
 		}
 	})

@@ -1,9 +1,9 @@
-// Package nodetest runs typeward's Node interop script
+// Package jstest runs typeward's Node interop script
 // (scripts/node-interop.sh) from tests: independent JavaScript
 // implementations (npm jose, canonicalize) checking what typeward signs
 // and digests. Without node a test skips, except in CI (CI set), where a
 // missing node is a failure.
-package nodetest
+package jstest
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package httpx
+package metrics
 
 import (
 	"net/http"

@@ -1,9 +1,9 @@
-package policy_test
+package grading_test
 
 import (
 	"testing"
 
-	"github.com/typeward/typeward/internal/policy"
+	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
@@ -13,11 +13,11 @@ func TestSeverity(t *testing.T) {
 		W = verdict.SeverityWarning
 	)
 	in, unk, none := verdict.Incompatible, verdict.Unknown, verdict.Verdict("")
-	req, opt := policy.Place{}, policy.Place{Optional: true}
+	req, opt := grading.Place{}, grading.Place{Optional: true}
 	tests := []struct {
 		code            string
 		v               verdict.Verdict
-		at              policy.Place
+		at              grading.Place
 		lenient, strict verdict.Severity
 	}{
 		{verdict.CodeTypeMismatch, in, req, E, E},
@@ -34,10 +34,10 @@ func TestSeverity(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for _, m := range []struct {
-			mode policy.Mode
+			mode grading.Mode
 			want verdict.Severity
-		}{{policy.Lenient, tc.lenient}, {policy.Strict, tc.strict}} {
-			if got := policy.Severity(m.mode, tc.code, tc.v, tc.at); got != m.want {
+		}{{grading.Lenient, tc.lenient}, {grading.Strict, tc.strict}} {
+			if got := grading.Severity(m.mode, tc.code, tc.v, tc.at); got != m.want {
 				t.Errorf("%s %s %s optional=%v: %s, want %s", m.mode, tc.code, tc.v, tc.at.Optional, got, m.want)
 			}
 		}
@@ -45,13 +45,13 @@ func TestSeverity(t *testing.T) {
 }
 
 func TestParseMode(t *testing.T) {
-	for in, want := range map[string]policy.Mode{"": policy.Lenient, "lenient": policy.Lenient, "strict": policy.Strict} {
-		if got, err := policy.ParseMode(in); err != nil || got != want {
+	for in, want := range map[string]grading.Mode{"": grading.Lenient, "lenient": grading.Lenient, "strict": grading.Strict} {
+		if got, err := grading.ParseMode(in); err != nil || got != want {
 			t.Errorf("ParseMode(%q) = %q, %v", in, got, err)
 		}
 	}
 	for _, bad := range []string{"Strict", "off", " strict"} {
-		if _, err := policy.ParseMode(bad); err == nil || err.Error() != `validation "`+bad+`" is not one of lenient, strict` {
+		if _, err := grading.ParseMode(bad); err == nil || err.Error() != `validation "`+bad+`" is not one of lenient, strict` {
 			t.Errorf("ParseMode(%q): %v", bad, err)
 		}
 	}
@@ -60,7 +60,7 @@ func TestParseMode(t *testing.T) {
 func TestRefuses(t *testing.T) {
 	w := verdict.Issue{Severity: verdict.SeverityWarning}
 	e := verdict.Issue{Severity: verdict.SeverityError}
-	if policy.Refuses(nil) || policy.Refuses([]verdict.Issue{w}) || !policy.Refuses([]verdict.Issue{w, e}) {
+	if grading.Refuses(nil) || grading.Refuses([]verdict.Issue{w}) || !grading.Refuses([]verdict.Issue{w, e}) {
 		t.Error("Refuses is not 'any error'")
 	}
 }
@@ -69,10 +69,10 @@ func TestRefuses(t *testing.T) {
 // lenient, and nothing else is rewritten.
 func TestModeValidAndDefault(t *testing.T) {
 	for _, tc := range []struct {
-		m     policy.Mode
+		m     grading.Mode
 		valid bool
-		or    policy.Mode
-	}{{policy.Lenient, true, policy.Lenient}, {policy.Strict, true, policy.Strict}, {"", false, policy.Lenient}, {"STRICT", false, "STRICT"}, {"paranoid", false, "paranoid"}} {
+		or    grading.Mode
+	}{{grading.Lenient, true, grading.Lenient}, {grading.Strict, true, grading.Strict}, {"", false, grading.Lenient}, {"STRICT", false, "STRICT"}, {"paranoid", false, "paranoid"}} {
 		if tc.m.Valid() != tc.valid || tc.m.OrLenient() != tc.or {
 			t.Errorf("%q: valid %v or-lenient %q, want %v %q", tc.m, tc.m.Valid(), tc.m.OrLenient(), tc.valid, tc.or)
 		}

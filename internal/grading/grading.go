@@ -1,9 +1,9 @@
-// Package policy is the one place where a verdict becomes a severity. The
+// Package grading is the one place where a verdict becomes a severity. The
 // checker (internal/compat) states truth only: each issue is Incompatible,
 // with a witness, or Unknown. How much that weighs in a pipeline depends on
 // the edge (an optional edge may legitimately not deliver a value) and on
 // the client's validation mode, lenient (the default) or strict.
-package policy
+package grading
 
 import (
 	"fmt"

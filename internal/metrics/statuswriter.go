@@ -1,7 +1,4 @@
-// Package httpx holds what typeward's two HTTP servers, the authorization
-// server (internal/httpapi) and the router (internal/route), share below
-// their handlers.
-package httpx
+package metrics
 
 import "net/http"
 
