@@ -1,8 +1,9 @@
-// Package jstest runs typeward's Node interop script
-// (scripts/node-interop.sh) from tests: independent JavaScript
-// implementations (npm jose, canonicalize) checking what typeward signs
-// and digests. Without node a test skips, except in CI (CI set), where a
-// missing node is a failure.
+// Package jstest runs JavaScript peers from tests: typeward's Node interop
+// script (scripts/node-interop.sh: independent implementations, npm jose
+// and canonicalize, checking what typeward signs and digests) and the MCP
+// peers of scripts/mcp (InstallMCP: Node 22, the official conformance
+// suite and TypeScript SDK). Without node or npm a test skips, except in
+// CI (CI set), where a missing peer is a failure.
 package jstest
 
 import (
