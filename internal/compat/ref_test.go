@@ -18,3 +18,15 @@ func TestRefs(t *testing.T) {
 			tgt: `{"type":"array","items":{"type":"object"}}`},
 	})
 }
+
+// TestDataRefsAreValues: a {"$ref": …} in const or enum is a value the
+// source may hold, never a reference (such schemas were refused at load).
+func TestDataRefsAreValues(t *testing.T) {
+	src := `{"$defs":{"a_string":{"type":"string"}},"enum":[{"$ref":"#/$defs/a_string"}]}`
+	runRuleCases(t, []ruleCase{
+		{name: "an enum of one object fits an object requiring its key", src: src, tgt: `{"type":"object","required":["$ref"],"properties":{"$ref":{"const":"#/$defs/a_string"}}}`},
+		{name: "a const of a remote-looking object fits an object", src: `{"const":{"$ref":"https://example.com/s.json"}}`, tgt: `{"type":"object"}`},
+		{name: "an enum of an object is not a string", src: src, tgt: `{"type":"string"}`,
+			want: []string{`incompatible type_mismatch /enum /type: source may be {"$ref":"#/$defs/a_string"}, which target does not accept [witness {"$ref":"#/$defs/a_string"} rejected at /type]`}},
+	})
+}

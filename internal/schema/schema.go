@@ -80,8 +80,8 @@ func load(doc any) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := walker{}
-	if err := w.walk(doc, ""); err != nil {
+	w := walker{schemas: map[string]bool{}}
+	if err := w.walk(doc, "", holdsSchema); err != nil {
 		return nil, err
 	}
 	canon, err := Canonical(doc)
@@ -106,10 +106,12 @@ func load(doc any) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.dynamicRefs = w.dynamicRefs
 	// Every local $ref must land somewhere: checked before compiling so the error
-	// names the reference, and so a registered schema always resolves.
-	for _, ref := range w.refs {
+	// names the reference, and so a registered schema always resolves. A
+	// reference may land in data (an unknown keyword), which the validator
+	// then reads as a schema: so is it walked, and its references checked.
+	for i := 0; i < len(w.refs); i++ {
+		ref := w.refs[i]
 		if ref.keyword != "$ref" && s.Dialect == Draft7 {
 			continue // not a keyword in draft-07 (nor draft-04): the validator ignores it
 		}
@@ -126,7 +128,14 @@ func load(doc any) (*Schema, error) {
 			}
 			return nil, &Error{Kind: ErrRefUnresolved, Pointer: ref.at, Detail: fmt.Sprintf("%q", ref.ref)}
 		}
+		if !w.schemas[landed] {
+			target, _ := lookup(doc, landed)
+			if err := w.walk(target, landed, holdsSchema); err != nil {
+				return nil, err
+			}
+		}
 	}
+	s.dynamicRefs = w.dynamicRefs
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(refuseLoader{})

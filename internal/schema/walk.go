@@ -13,45 +13,48 @@ type refAt struct{ keyword, ref, at string }
 
 // walker checks what cannot be left to the compiler: the object count bound,
 // number literals, and that every reference ($ref, $dynamicRef,
-// $recursiveRef) stays inside the document.
+// $recursiveRef) stays inside the document. Only a subschema holds
+// references: the values of const, enum, default, examples and of unknown
+// keywords are data, where {"$ref": …} is an object like any other.
+// The walk follows anchorScope, the one table of where subschemas sit.
 type walker struct {
 	objects     int
 	refs        []refAt
 	dynamicRefs bool
+	schemas     map[string]bool // pointers walked as subschemas
 }
 
-func (w *walker) walk(v any, pointer string) error {
+func (w *walker) walk(v any, pointer string, role schemaPosition) error {
 	switch v := v.(type) {
 	case map[string]any:
 		w.objects++
 		if w.objects > MaxSubschemas {
 			return &Error{Kind: ErrTooManyNodes, Detail: fmt.Sprintf("more than %d objects", MaxSubschemas)}
 		}
-		for _, kw := range []string{"$ref", "$dynamicRef", "$recursiveRef"} {
-			raw, ok := v[kw]
-			if !ok {
-				continue
-			}
-			ref, isString := raw.(string)
-			if !isString {
-				continue // not a keyword position (e.g. a property named "$ref"); the compiler judges
-			}
-			// Where a reference lands (this document, or a resource it
-			// embeds; never a remote one) is checked once every $id is known.
-			w.refs = append(w.refs, refAt{kw, ref, pointer + "/" + EscapeToken(kw)})
-			if kw != "$ref" {
-				w.dynamicRefs = true
-			}
+		if role == holdsSchema || role == holdsSchemaList {
+			w.schemas[pointer] = true
+			w.references(v, pointer)
 		}
 		// Sorted, so that of two problems the same one is always reported.
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			if err := w.walk(v[k], pointer+"/"+EscapeToken(k)); err != nil {
+			child := notSchema
+			switch role {
+			case holdsSchema, holdsSchemaList:
+				child = anchorScope[k]
+			case holdsSchemaMap:
+				child = holdsSchema
+			}
+			if err := w.walk(v[k], pointer+"/"+EscapeToken(k), child); err != nil {
 				return err
 			}
 		}
 	case []any:
+		child := notSchema
+		if role == holdsSchemaList {
+			child = holdsSchema
+		}
 		for i, e := range v {
-			if err := w.walk(e, pointer+"/"+strconv.Itoa(i)); err != nil {
+			if err := w.walk(e, pointer+"/"+strconv.Itoa(i), child); err != nil {
 				return err
 			}
 		}
@@ -61,6 +64,22 @@ func (w *walker) walk(v any, pointer string) error {
 		}
 	}
 	return nil
+}
+
+// references records the references of the subschema m at pointer.
+func (w *walker) references(m map[string]any, pointer string) {
+	for _, kw := range []string{"$ref", "$dynamicRef", "$recursiveRef"} {
+		ref, isString := m[kw].(string)
+		if !isString {
+			continue // absent, or not a reference (the compiler judges its type)
+		}
+		// Where a reference lands (this document, or a resource it
+		// embeds; never a remote one) is checked once every $id is known.
+		w.refs = append(w.refs, refAt{kw, ref, pointer + "/" + EscapeToken(kw)})
+		if kw != "$ref" {
+			w.dynamicRefs = true
+		}
+	}
 }
 
 // numberInRange bounds a literal's decimal exponent: exact arithmetic on
