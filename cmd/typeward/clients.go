@@ -39,8 +39,9 @@ type clientsCommand struct {
 func newClientsCommand(m *Main) subcommand { return &clientsCommand{m: m} }
 
 const clientsUsage = `usage:
-  typeward clients create --name NAME [--auth-method client_secret_basic|client_secret_post|private_key_jwt]
+  typeward clients create --name NAME [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none]
                           [--jwks FILE] [--tool PATTERN]... [--audience URI]... [--scope SCOPE]...
+                          [--redirect-uri URI]... [--grant-type GRANT]...
                           [--approval never|mutating|destructive|always] [--validation lenient|strict]
                           [--output text|json]
   typeward clients list [--output text|json]
@@ -70,13 +71,15 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 	switch c.action {
 	case "create":
 		var method string
-		var tools, audiences, scopes stringList
+		var tools, audiences, scopes, redirects, grants stringList
 		fs.StringVar(&c.reg.ClientName, "name", "", "client_name (required)")
 		fs.StringVar(&method, "auth-method", string(clients.SecretBasic), "token_endpoint_auth_method")
 		fs.StringVar(&c.jwksFile, "jwks", "", "`FILE` holding the public JWK Set (private_key_jwt)")
 		fs.Var(&tools, "tool", "allowed tool `PATTERN`: name, server/*, or * (repeatable)")
 		fs.Var(&audiences, "audience", "allowed resource `URI` (repeatable)")
 		fs.Var(&scopes, "scope", "allowed plain `SCOPE`, e.g. "+clients.AdminScope+" (repeatable)")
+		fs.Var(&redirects, "redirect-uri", "redirect `URI` of the authorization code flow: https, or http on 127.0.0.1, [::1] or localhost (repeatable)")
+		fs.Var(&grants, "grant-type", "`GRANT`: "+strings.Join(clients.GrantTypes(), ", ")+" (repeatable; default authorization_code with --redirect-uri, else client_credentials and CIBA)")
 		fs.StringVar(&c.approval, "approval", string(clients.ApprovalNever), approvalFlagUsage)
 		fs.StringVar(&c.validation, "validation", string(grading.Lenient), validationFlagUsage)
 		fs.StringVar(&c.output, "output", "text", "text or json")
@@ -86,6 +89,7 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 		c.reg.Approval, c.reg.Validation = clients.Approval(c.approval), grading.Mode(c.validation)
 		c.reg.TokenEndpointAuthMethod = clients.AuthMethod(method)
 		c.reg.AllowedTools, c.reg.AllowedAudiences, c.reg.AllowedScopes = tools, audiences, scopes
+		c.reg.RedirectURIs, c.reg.GrantTypes = redirects, grants
 	case "list":
 		fs.StringVar(&c.output, "output", "text", "text or json")
 		if err := c.parse(fs, args[1:], 0); err != nil {
@@ -249,14 +253,15 @@ func (c *clientsCommand) list(ctx context.Context, store clients.Store) error {
 		return writeIndentedJSON(c.m.Stdout, lines)
 	}
 	tw := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLIENT_ID\tNAME\tAUTH_METHOD\tSTATE\tAPPROVAL\tVALIDATION\tCREATED\tTOOLS\tAUDIENCES\tSCOPES")
+	fmt.Fprintln(tw, "CLIENT_ID\tNAME\tAUTH_METHOD\tSTATE\tAPPROVAL\tVALIDATION\tCREATED\tTOOLS\tAUDIENCES\tSCOPES\tGRANTS\tREDIRECT_URIS")
 	for _, cl := range all {
 		state := "active"
 		if cl.Disabled {
 			state = "disabled"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cl.ID, cl.Name, cl.TokenEndpointAuthMethod, state, cl.Approval, cl.Validation,
-			cl.CreatedAt.UTC().Format(time.RFC3339), dashIfEmpty(cl.AllowedTools), dashIfEmpty(cl.AllowedAudiences), dashIfEmpty(cl.AllowedScopes))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cl.ID, cl.Name, cl.TokenEndpointAuthMethod, state, cl.Approval, cl.Validation,
+			cl.CreatedAt.UTC().Format(time.RFC3339), dashIfEmpty(cl.AllowedTools), dashIfEmpty(cl.AllowedAudiences), dashIfEmpty(cl.AllowedScopes),
+			strings.Join(cl.Grants(), ","), dashIfEmpty(cl.RedirectURIs))
 	}
 	return tw.Flush()
 }

@@ -160,3 +160,44 @@ func TestHelpDoesNotEchoTheDatabaseURL(t *testing.T) {
 		}
 	}
 }
+
+// An MCP host: a public client with its redirect URIs and grant types,
+// stored as given and listed; a bad redirect is refused before anything
+// is stored.
+func TestClientsCreatePublicHost(t *testing.T) {
+	db, schemaName := pgtest.New(t)
+	env := map[string]string{
+		"DATABASE_URL":                  pgtest.SchemaURL(schemaName),
+		"TYPEWARD_CLIENT_SECRET_PEPPER": base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{3}, 32)),
+	}
+	code, stdout, stderr := runEnv(env, "clients", "create", "--name", "host", "--auth-method", "none", "--tool", "*",
+		"--audience", "https://router.example.com/mcp", "--redirect-uri", "http://example.com/cb")
+	if code != exitBadInput || stdout != "" || !strings.Contains(stderr, `/redirect_uris/0 "http://example.com/cb" is http on a host that is not loopback`) {
+		t.Fatalf("create with an http redirect: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = runEnv(env, "clients", "create", "--name", "host", "--auth-method", "none", "--tool", "*",
+		"--audience", "https://router.example.com/mcp", "--redirect-uri", "http://127.0.0.1/cb",
+		"--grant-type", "authorization_code", "--grant-type", "refresh_token", "--output", "json")
+	if code != exitOK || stderr != "" {
+		t.Fatalf("create: exit %d, stderr %q", code, stderr)
+	}
+	var created struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &created); err != nil || created.ClientSecret != "" {
+		t.Fatalf("create output %q: %v (a public client has no secret)", stdout, err)
+	}
+	stored, err := postgres.NewClients(db).Get(context.Background(), created.ClientID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.TokenEndpointAuthMethod != clients.None || stored.SecretHash != nil ||
+		strings.Join(stored.RedirectURIs, " ") != "http://127.0.0.1/cb" || strings.Join(stored.GrantTypes, " ") != "authorization_code refresh_token" {
+		t.Errorf("stored %+v", stored)
+	}
+	code, stdout, _ = runEnv(env, "clients", "list")
+	if code != exitOK || !strings.Contains(stdout, "REDIRECT_URIS") || !strings.Contains(stdout, "authorization_code,refresh_token") || !strings.Contains(stdout, "http://127.0.0.1/cb") {
+		t.Errorf("list text: exit %d\n%s", code, stdout)
+	}
+}

@@ -15,23 +15,27 @@ import (
 // AuthMethod is a token_endpoint_auth_method (RFC 7591 §2).
 type AuthMethod string
 
-// The methods typeward accepts. OAuth 2.1 has no public clients at the token
-// endpoint for client_credentials, so "none" is absent on purpose.
+// The methods typeward accepts.
 const (
 	SecretBasic   AuthMethod = "client_secret_basic"
 	SecretPost    AuthMethod = "client_secret_post"
 	PrivateKeyJWT AuthMethod = "private_key_jwt"
+	// None is a public client (an MCP host on a person's machine): it
+	// proves nothing but its client_id, so it gets only the grants a
+	// person's consent and a PKCE verifier stand behind (AllowsGrant).
+	None AuthMethod = "none"
 )
 
-// AuthMethods lists every supported method, in the order the authorization
-// server metadata (RFC 8414 token_endpoint_auth_methods_supported) names them.
+// AuthMethods lists every method a confidential client authenticates
+// with, in the order the authorization server metadata (RFC 8414
+// token_endpoint_auth_methods_supported) names them; None is not one.
 func AuthMethods() []AuthMethod { return []AuthMethod{SecretBasic, SecretPost, PrivateKeyJWT} }
 
 // UsesSecret reports whether the method authenticates with a shared secret.
 func (m AuthMethod) UsesSecret() bool { return m == SecretBasic || m == SecretPost }
 
-// Valid reports whether m is one of AuthMethods.
-func (m AuthMethod) Valid() bool { return slices.Contains(AuthMethods(), m) }
+// Valid reports whether m is one of AuthMethods or None.
+func (m AuthMethod) Valid() bool { return m == None || slices.Contains(AuthMethods(), m) }
 
 // AdminScope is the scope the admin API demands of its bearer tokens.
 const AdminScope = "typeward:admin"
@@ -53,6 +57,12 @@ type Client struct {
 	AllowedAudiences []string
 	// AllowedScopes holds plain scope values such as AdminScope.
 	AllowedScopes []string
+	// RedirectURIs are where the authorization endpoint may send a code
+	// (RFC 7591 redirect_uris; see MatchRedirectURI).
+	RedirectURIs []string
+	// GrantTypes are the RFC 7591 grant_types; empty reads as a machine
+	// client's (see Grants).
+	GrantTypes []string
 	// Approval says which compositions need a person's approval (the
 	// backchannel flow) before a token is issued.
 	Approval Approval
@@ -113,5 +123,7 @@ func (c *Client) Clone() *Client {
 	d.AllowedTools = slices.Clone(c.AllowedTools)
 	d.AllowedAudiences = slices.Clone(c.AllowedAudiences)
 	d.AllowedScopes = slices.Clone(c.AllowedScopes)
+	d.RedirectURIs = slices.Clone(c.RedirectURIs)
+	d.GrantTypes = slices.Clone(c.GrantTypes)
 	return &d
 }

@@ -50,7 +50,8 @@ func TestAuthMethods(t *testing.T) {
 		{clients.SecretBasic, true, true},
 		{clients.SecretPost, true, true},
 		{clients.PrivateKeyJWT, true, false},
-		{"none", false, false},
+		{clients.None, true, false},
+		{"client_secret_jwt", false, false},
 		{"", false, false},
 	} {
 		if tc.m.Valid() != tc.valid || tc.m.UsesSecret() != tc.usesSecret {

@@ -23,6 +23,12 @@ type Registration struct {
 	AllowedTools            []string        `json:"allowed_tools,omitempty"`
 	AllowedAudiences        []string        `json:"allowed_audiences,omitempty"`
 	AllowedScopes           []string        `json:"allowed_scopes,omitempty"`
+	// RedirectURIs are needed by, and only used with, authorization_code.
+	RedirectURIs []string `json:"redirect_uris,omitempty"`
+	// GrantTypes defaults to authorization_code when redirect_uris are
+	// given or the client is public (RFC 7591 §2), else to
+	// client_credentials and CIBA.
+	GrantTypes []string `json:"grant_types,omitempty"`
 	// Approval defaults to never.
 	Approval Approval `json:"approval,omitempty"`
 	// Validation defaults to lenient.
@@ -42,6 +48,7 @@ const (
 	maxScopes       = 50
 	maxAudienceLen  = 2048
 	maxScopeLen     = 200
+	maxGrantTypes   = 8
 	toolScopePrefix = "mcp:tool:"
 )
 
@@ -76,7 +83,7 @@ func (r *Registration) Validate() error {
 		add("/validation", "%s", validationProblem)
 	}
 	if !r.TokenEndpointAuthMethod.Valid() {
-		add("/token_endpoint_auth_method", "must be one of client_secret_basic, client_secret_post, private_key_jwt")
+		add("/token_endpoint_auth_method", "must be one of client_secret_basic, client_secret_post, private_key_jwt, none")
 	}
 	if r.TokenEndpointAuthMethod == PrivateKeyJWT {
 		if len(r.JWKS) == 0 {
@@ -109,6 +116,8 @@ func (r *Registration) Validate() error {
 		}
 	}
 
+	r.validateRedirection(add)
+
 	if len(r.AllowedScopes) > maxScopes {
 		add("/allowed_scopes", "has more than %d entries", maxScopes)
 	}
@@ -118,6 +127,46 @@ func (r *Registration) Validate() error {
 		return &ValidationError{Problems: ps}
 	}
 	return nil
+}
+
+// validateRedirection checks redirect_uris and grant_types together,
+// after defaulting the grant types.
+func (r *Registration) validateRedirection(add func(string, string, ...any)) {
+	if len(r.GrantTypes) == 0 {
+		r.GrantTypes = slices.Clone(machineGrants)
+		if len(r.RedirectURIs) > 0 || r.TokenEndpointAuthMethod == None {
+			r.GrantTypes = []string{GrantAuthorizationCode}
+		}
+	}
+	if len(r.GrantTypes) > maxGrantTypes {
+		add("/grant_types", "has more than %d entries", maxGrantTypes)
+	}
+	eachUnique(r.GrantTypes, "/grant_types", add, func(g string) error {
+		if !slices.Contains(GrantTypes(), g) {
+			return fmt.Errorf("is not one of %s", strings.Join(GrantTypes(), ", "))
+		}
+		return nil
+	})
+	code := slices.Contains(r.GrantTypes, GrantAuthorizationCode)
+	switch {
+	case code && len(r.RedirectURIs) == 0:
+		add("/redirect_uris", "is required for authorization_code")
+	case !code && len(r.RedirectURIs) > 0:
+		add("/redirect_uris", "is only used with the authorization_code grant")
+	case slices.Contains(r.GrantTypes, GrantRefreshToken) && !code:
+		add("/grant_types", "refresh_token needs authorization_code: refresh tokens come only from a person's consent")
+	}
+	if r.TokenEndpointAuthMethod == None {
+		for i, g := range r.GrantTypes {
+			if g != GrantAuthorizationCode && g != GrantRefreshToken {
+				add(fmt.Sprintf("/grant_types/%d", i), "%q needs client authentication: a public client (none) has only authorization_code and refresh_token", g)
+			}
+		}
+	}
+	if len(r.RedirectURIs) > maxRedirectURIs {
+		add("/redirect_uris", "has more than %d entries", maxRedirectURIs)
+	}
+	eachUnique(r.RedirectURIs, "/redirect_uris", add, ValidateRedirectURI)
 }
 
 // eachUnique checks every element and reports duplicates.
@@ -182,14 +231,18 @@ func NewClient(r Registration, h *Hasher, now time.Time) (c *Client, secret stri
 		AllowedTools:            slices.Clone(r.AllowedTools),
 		AllowedAudiences:        slices.Clone(r.AllowedAudiences),
 		AllowedScopes:           slices.Clone(r.AllowedScopes),
+		RedirectURIs:            slices.Clone(r.RedirectURIs),
+		GrantTypes:              slices.Clone(r.GrantTypes),
 		Approval:                r.Approval,
 		Validation:              r.Validation,
 		CreatedAt:               now.UTC(),
 	}
-	if c.TokenEndpointAuthMethod.UsesSecret() {
+	switch c.TokenEndpointAuthMethod {
+	case None: // a public client has nothing to prove with
+	case SecretBasic, SecretPost:
 		secret = GenerateSecret()
 		c.SecretHash = h.Hash(c.ID, secret)
-	} else {
+	default:
 		set, _ := parsePublicJWKS(r.JWKS) // validated above
 		c.JWKS, err = json.Marshal(set)   // re-encoded: public members only
 		if err != nil {
@@ -200,7 +253,7 @@ func NewClient(r Registration, h *Hasher, now time.Time) (c *Client, secret stri
 }
 
 // Register creates a client from r in s. The secret ("" for
-// private_key_jwt) is returned here and never again.
+// private_key_jwt and none) is returned here and never again.
 func Register(ctx context.Context, s Store, h *Hasher, r Registration, now time.Time) (*Client, string, error) {
 	c, secret, err := NewClient(r, h, now)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -42,14 +43,14 @@ func TestRegistrationValidate(t *testing.T) {
 		{
 			"everything wrong at once",
 			clients.Registration{
-				TokenEndpointAuthMethod: "none",
+				TokenEndpointAuthMethod: "client_secret_jwt",
 				JWKS:                    goodJWKS,
 				AllowedTools:            []string{"git*", "db_query", "db_query"},
 				AllowedScopes:           []string{"mcp:tool:db_query", "bad scope"},
 			},
 			[]clients.Problem{
 				{"/client_name", "is required"},
-				{"/token_endpoint_auth_method", "must be one of client_secret_basic, client_secret_post, private_key_jwt"},
+				{"/token_endpoint_auth_method", "must be one of client_secret_basic, client_secret_post, private_key_jwt, none"},
 				{"/jwks", "is only used with private_key_jwt"},
 				{"/allowed_tools/0", `"git*" has "*" other than as "*" or a trailing "/*"`},
 				{"/allowed_tools/2", `"db_query" is listed twice`},
@@ -57,6 +58,59 @@ func TestRegistrationValidate(t *testing.T) {
 				{"/allowed_scopes/0", `"mcp:tool:db_query" is a tool scope; grant tools through allowed_tools`},
 				{"/allowed_scopes/1", `"bad scope" is not an RFC 6749 scope-token`},
 			},
+		},
+		{"public MCP host", clients.Registration{ClientName: "host", TokenEndpointAuthMethod: clients.None,
+			RedirectURIs: []string{"http://127.0.0.1/cb", "http://[::1]:8080/cb", "http://localhost/cb", "https://host.example/cb?x=1"},
+			GrantTypes:   []string{clients.GrantAuthorizationCode, clients.GrantRefreshToken}, AllowedTools: []string{"*"}, AllowedAudiences: auds}, nil},
+		{"confidential host with every grant", clients.Registration{ClientName: "host", RedirectURIs: []string{"https://host.example/cb"},
+			GrantTypes: clients.GrantTypes(), AllowedTools: tools, AllowedAudiences: auds}, nil},
+		{
+			"bad redirect URIs",
+			clients.Registration{ClientName: "host", TokenEndpointAuthMethod: clients.None, AllowedTools: tools, AllowedAudiences: auds,
+				RedirectURIs: []string{
+					"http://host.example/cb", "https://host.example/cb#frag", "com.example.app:/cb", "/cb",
+					"https://user@host.example/cb", "http://127.0.0.2/cb", "javascript:alert(1)", "https://host.example/cb?x=1", "https://host.example/cb?x=1",
+					"https://" + strings.Repeat("a", 2048) + ".example/",
+				}},
+			[]clients.Problem{
+				{"/redirect_uris/0", `"http://host.example/cb" is http on a host that is not loopback: use https (http only for 127.0.0.1, [::1] or localhost)`},
+				{"/redirect_uris/1", `"https://host.example/cb#frag" has a fragment, which a redirect URI may not have`},
+				{"/redirect_uris/2", `"com.example.app:/cb" is not an absolute URI with a host`},
+				{"/redirect_uris/3", `"/cb" is not an absolute URI with a host`},
+				{"/redirect_uris/4", `"https://user@host.example/cb" has user information`},
+				{"/redirect_uris/5", `"http://127.0.0.2/cb" is http on a host that is not loopback: use https (http only for 127.0.0.1, [::1] or localhost)`},
+				{"/redirect_uris/6", `"javascript:alert(1)" is not an absolute URI with a host`},
+				{"/redirect_uris/8", `"https://host.example/cb?x=1" is listed twice`},
+				{"/redirect_uris/9", `"https://` + strings.Repeat("a", 2048) + `.example/" is longer than 2048 characters`},
+			},
+		},
+		{
+			"too many redirect URIs",
+			clients.Registration{ClientName: "host", AllowedTools: tools, AllowedAudiences: auds, RedirectURIs: manyRedirects(21)},
+			[]clients.Problem{{"/redirect_uris", "has more than 20 entries"}},
+		},
+		{
+			"grant types that do not fit",
+			clients.Registration{ClientName: "host", TokenEndpointAuthMethod: clients.None, AllowedTools: tools, AllowedAudiences: auds,
+				GrantTypes: []string{clients.GrantClientCredentials, clients.GrantRefreshToken, "implicit", clients.GrantRefreshToken}},
+			[]clients.Problem{
+				{"/grant_types/2", `"implicit" is not one of client_credentials, urn:openid:params:grant-type:ciba, authorization_code, refresh_token`},
+				{"/grant_types/3", `"refresh_token" is listed twice`},
+				{"/grant_types", "refresh_token needs authorization_code: refresh tokens come only from a person's consent"},
+				{"/grant_types/0", `"client_credentials" needs client authentication: a public client (none) has only authorization_code and refresh_token`},
+				{"/grant_types/2", `"implicit" needs client authentication: a public client (none) has only authorization_code and refresh_token`},
+			},
+		},
+		{
+			"authorization_code without redirect_uris",
+			clients.Registration{ClientName: "host", TokenEndpointAuthMethod: clients.None, AllowedTools: tools, AllowedAudiences: auds},
+			[]clients.Problem{{"/redirect_uris", "is required for authorization_code"}},
+		},
+		{
+			"redirect_uris without authorization_code",
+			clients.Registration{ClientName: "etl", AllowedTools: tools, AllowedAudiences: auds, GrantTypes: []string{clients.GrantClientCredentials},
+				RedirectURIs: []string{"https://host.example/cb"}},
+			[]clients.Problem{{"/redirect_uris", "is only used with the authorization_code grant"}},
 		},
 		{
 			"unknown policies",
@@ -116,6 +170,35 @@ func TestRegistrationValidate(t *testing.T) {
 	err := (&clients.Registration{}).Validate()
 	if !strings.Contains(err.Error(), "/client_name is required; /allowed_tools is required") {
 		t.Errorf("Error() = %q", err)
+	}
+}
+
+func manyRedirects(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("https://host.example/cb%d", i)
+	}
+	return out
+}
+
+// The defaults of RFC 7591 §2: authorization_code when there are redirect
+// URIs (or the client is public), a machine client's grants otherwise.
+func TestGrantTypeDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		reg  clients.Registration
+		want []string
+	}{
+		{clients.Registration{ClientName: "etl", AllowedScopes: []string{"x"}}, []string{clients.GrantClientCredentials, clients.GrantCIBA}},
+		{clients.Registration{ClientName: "h", AllowedScopes: []string{"x"}, RedirectURIs: []string{"https://h.example/cb"}}, []string{clients.GrantAuthorizationCode}},
+		{clients.Registration{ClientName: "h", AllowedScopes: []string{"x"}, TokenEndpointAuthMethod: clients.None, RedirectURIs: []string{"https://h.example/cb"}}, []string{clients.GrantAuthorizationCode}},
+	} {
+		reg := tc.reg
+		if err := reg.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(reg.GrantTypes, tc.want) {
+			t.Errorf("%+v: grant types %v, want %v", tc.reg, reg.GrantTypes, tc.want)
+		}
 	}
 }
 

@@ -18,6 +18,8 @@ type View struct {
 	AllowedTools            []string        `json:"allowed_tools"`
 	AllowedAudiences        []string        `json:"allowed_audiences"`
 	AllowedScopes           []string        `json:"allowed_scopes"`
+	RedirectURIs            []string        `json:"redirect_uris"`
+	GrantTypes              []string        `json:"grant_types"`
 	Approval                string          `json:"approval"`
 	Validation              string          `json:"validation"`
 	Disabled                bool            `json:"disabled"`
@@ -35,6 +37,7 @@ func ViewOf(c *Client) View {
 	return View{ClientID: c.ID, ClientIDIssuedAt: c.CreatedAt.Unix(), ClientName: c.Name,
 		TokenEndpointAuthMethod: string(c.TokenEndpointAuthMethod), JWKS: c.JWKS,
 		AllowedTools: orEmpty(c.AllowedTools), AllowedAudiences: orEmpty(c.AllowedAudiences),
-		AllowedScopes: orEmpty(c.AllowedScopes), Approval: string(c.Approval.OrNever()),
+		AllowedScopes: orEmpty(c.AllowedScopes), RedirectURIs: orEmpty(c.RedirectURIs), GrantTypes: c.Grants(),
+		Approval:   string(c.Approval.OrNever()),
 		Validation: string(c.Validation.OrLenient()), Disabled: c.Disabled, CreatedAt: c.CreatedAt}
 }

@@ -20,6 +20,7 @@ const (
 	CodeInvalidRequest              = "invalid_request"
 	CodeInvalidClient               = "invalid_client"
 	CodeUnsupportedGrantType        = "unsupported_grant_type"
+	CodeUnauthorizedClient          = "unauthorized_client"
 	CodeInvalidScope                = "invalid_scope"
 	CodeInvalidTarget               = "invalid_target"
 	CodeInvalidAuthorizationDetails = "invalid_authorization_details"

@@ -50,6 +50,9 @@ var testClients = []clients.Client{
 	// legacy was registered, before registration refused it, with the
 	// issuer as an audience.
 	{ID: "legacy", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud, issuer}},
+	// host is a confidential MCP host of the authorization code flow.
+	{ID: "host", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud},
+		RedirectURIs: []string{"https://host.example/cb"}, GrantTypes: []string{clients.GrantAuthorizationCode}},
 }
 
 // countingValidator counts the validations that reach the real validator.

@@ -23,8 +23,8 @@ import (
 // The grants typeward issues: client_credentials, and the CIBA grant that
 // redeems a person's approval of a backchannel authentication request.
 const (
-	GrantTypeClientCredentials = "client_credentials"
-	GrantTypeCIBA              = "urn:openid:params:grant-type:ciba"
+	GrantTypeClientCredentials = clients.GrantClientCredentials
+	GrantTypeCIBA              = clients.GrantCIBA
 )
 
 // TokenResponse is the RFC 6749 §5.1 success answer.
@@ -174,6 +174,9 @@ func (s *Service) token(ctx context.Context, client *clients.Client, form url.Va
 	req, err := decodeTokenRequest(form)
 	if err != nil {
 		return nil, err
+	}
+	if !client.AllowsGrant(req.grant) {
+		return nil, badRequest(CodeUnauthorizedClient, "this client is not registered for the "+req.grant+" grant")
 	}
 	if err := checkScopes(client, req.scopes); err != nil {
 		return nil, err

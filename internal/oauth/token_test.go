@@ -42,6 +42,8 @@ func TestTokenRefusals(t *testing.T) {
 		{name: "two authentication methods", creds: creds("app"), form: grant("client_id", "app", "client_secret", secret),
 			kind: KindBadRequest, code: CodeInvalidRequest, reason: string(clients.ReasonMultipleMethods)},
 		{name: "no grant type", creds: creds("app"), form: form("authorization_details", valid), kind: KindBadRequest, code: CodeInvalidRequest},
+		{name: "a grant the client is not registered for", creds: creds("host"), form: grant("authorization_details", valid),
+			kind: KindBadRequest, code: CodeUnauthorizedClient},
 		{name: "password grant", creds: creds("app"), form: form("grant_type", "password"), kind: KindBadRequest, code: CodeUnsupportedGrantType},
 		{name: "repeated grant type", creds: creds("app"), form: grant("grant_type", "client_credentials"), kind: KindBadRequest, code: CodeInvalidRequest},
 		{name: "nothing asked", creds: creds("app"), form: grant(), kind: KindBadRequest, code: CodeInvalidRequest},

@@ -22,15 +22,16 @@ var _ clients.Store = (*Clients)(nil)
 func NewClients(db *DB) *Clients { return &Clients{db: db} }
 
 const clientColumns = `id, name, auth_method, secret_hash, jwks, allowed_tools,
-	allowed_audiences, allowed_scopes, disabled, created_at, approval, validation`
+	allowed_audiences, allowed_scopes, disabled, created_at, approval, validation, redirect_uris, grant_types`
 
 // Create implements clients.Store.
 func (s *Clients) Create(ctx context.Context, c *clients.Client) error {
 	_, err := s.db.Pool.Exec(ctx, `INSERT INTO oauth_clients (`+clientColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 		c.ID, c.Name, string(c.TokenEndpointAuthMethod), c.SecretHash, clientJWKSArg(c.JWKS),
 		nonNilStrings(c.AllowedTools), nonNilStrings(c.AllowedAudiences), nonNilStrings(c.AllowedScopes),
-		c.Disabled, c.CreatedAt, string(c.Approval.OrNever()), string(c.Validation.OrLenient()))
+		c.Disabled, c.CreatedAt, string(c.Approval.OrNever()), string(c.Validation.OrLenient()),
+		nonNilStrings(c.RedirectURIs), nonNilStrings(c.GrantTypes))
 	if isUniqueViolation(err) {
 		return fmt.Errorf("create client %q: %w", c.ID, clients.ErrConflict)
 	}
@@ -66,10 +67,12 @@ func (s *Clients) Update(ctx context.Context, c *clients.Client) error {
 	}
 	tag, err := s.db.Pool.Exec(ctx, `UPDATE oauth_clients SET name = $2, auth_method = $3,
 		secret_hash = $4, jwks = $5, allowed_tools = $6, allowed_audiences = $7,
-		allowed_scopes = $8, disabled = $9, approval = $10, validation = $11 WHERE id = $1`,
+		allowed_scopes = $8, disabled = $9, approval = $10, validation = $11, redirect_uris = $12,
+		grant_types = $13 WHERE id = $1`,
 		c.ID, c.Name, string(c.TokenEndpointAuthMethod), c.SecretHash, clientJWKSArg(c.JWKS),
 		nonNilStrings(c.AllowedTools), nonNilStrings(c.AllowedAudiences), nonNilStrings(c.AllowedScopes),
-		c.Disabled, string(c.Approval.OrNever()), string(c.Validation.OrLenient()))
+		c.Disabled, string(c.Approval.OrNever()), string(c.Validation.OrLenient()),
+		nonNilStrings(c.RedirectURIs), nonNilStrings(c.GrantTypes))
 	if err != nil {
 		return fmt.Errorf("update client %q: %w", c.ID, err)
 	}
@@ -138,7 +141,8 @@ func scanClient(row pgx.CollectableRow) (*clients.Client, error) {
 	var method, approval, validation string
 	var jwks []byte
 	err := row.Scan(&c.ID, &c.Name, &method, &c.SecretHash, &jwks, &c.AllowedTools,
-		&c.AllowedAudiences, &c.AllowedScopes, &c.Disabled, &c.CreatedAt, &approval, &validation)
+		&c.AllowedAudiences, &c.AllowedScopes, &c.Disabled, &c.CreatedAt, &approval, &validation,
+		&c.RedirectURIs, &c.GrantTypes)
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,21 @@ func jwtClient(id string, at time.Duration) *clients.Client {
 	}
 }
 
+// publicClient is an MCP host of the authorization code flow: no secret,
+// no keys, its redirect URIs and grant types.
+func publicClient(id string, at time.Duration) *clients.Client {
+	return &clients.Client{
+		ID:                      id,
+		Name:                    "host " + id,
+		TokenEndpointAuthMethod: clients.None,
+		AllowedTools:            []string{"*"},
+		AllowedAudiences:        []string{"https://router.example.com/mcp"},
+		RedirectURIs:            []string{"http://127.0.0.1/callback", "https://host.example/cb?x=1"},
+		GrantTypes:              []string{clients.GrantAuthorizationCode, clients.GrantRefreshToken},
+		CreatedAt:               clientsEpoch.Add(at),
+	}
+}
+
 // sameClient compares every field; JWKS as JSON values (jsonb reorders),
 // and nil and empty lists alike.
 func sameClient(t *testing.T, got, want *clients.Client) {
@@ -55,7 +70,8 @@ func sameClient(t *testing.T, got, want *clients.Client) {
 		!got.CreatedAt.Equal(want.CreatedAt) ||
 		!slices.Equal(got.AllowedTools, want.AllowedTools) ||
 		!slices.Equal(got.AllowedAudiences, want.AllowedAudiences) ||
-		!slices.Equal(got.AllowedScopes, want.AllowedScopes) {
+		!slices.Equal(got.AllowedScopes, want.AllowedScopes) ||
+		!slices.Equal(got.RedirectURIs, want.RedirectURIs) || !slices.Equal(got.GrantTypes, want.GrantTypes) {
 		t.Errorf("client differs:\n got  %+v\n want %+v", got, want)
 	}
 	if (len(got.JWKS) == 0) != (len(want.JWKS) == 0) {
@@ -85,6 +101,7 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 			jwtClient("c2", time.Second),
 			// Ids are opaque: an operator's admin id may hold any visible ASCII.
 			secretClient("admin:ops%2F#1", 2*time.Second),
+			publicClient("host", 3*time.Second),
 		} {
 			if err := s.Create(ctx, c); err != nil {
 				t.Fatalf("create %s: %v", c.ID, err)
@@ -214,6 +231,8 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 		next := jwtClient("u", time.Hour) // a different CreatedAt, which must not stick
 		next.Name = "renamed"
 		next.Disabled = true
+		next.RedirectURIs = []string{"https://host.example/cb"}
+		next.GrantTypes = []string{clients.GrantAuthorizationCode, clients.GrantClientCredentials}
 		if err := s.Update(ctx, next); err != nil {
 			t.Fatalf("update: %v", err)
 		}
@@ -312,6 +331,22 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 			t.Fatal(err)
 		}
 		sameClient(t, again, secretClient("iso", 0))
+
+		host := publicClient("iso-host", 0)
+		if err := s.Create(ctx, host); err != nil {
+			t.Fatal(err)
+		}
+		host.RedirectURIs[0], host.GrantTypes[0] = "https://evil.example/cb", clients.GrantClientCredentials
+		got, err = s.Get(ctx, "iso-host")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.RedirectURIs[1] = "https://evil.example/cb"
+		again, err = s.Get(ctx, "iso-host")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameClient(t, again, publicClient("iso-host", 0))
 	})
 
 	t.Run("ConcurrentCreateOfOneIDHasOneWinner", func(t *testing.T) {

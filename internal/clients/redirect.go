@@ -1,0 +1,97 @@
+package clients
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// Bounds of a client's redirect URIs.
+const (
+	maxRedirectURIs   = 20
+	maxRedirectURILen = 2048
+)
+
+// ValidateRedirectURI accepts what OAuth 2.1 §2.3.1 and RFC 8252 allow a
+// redirect URI to be: an absolute https URI, or an http URI on a loopback
+// host (127.0.0.1, [::1], localhost: a native app's port varies, RFC 8252
+// §7.3); never a fragment (OAuth 2.1 §2.3), never user information (which
+// makes a URI read as another host), at most 2048 bytes.
+func ValidateRedirectURI(s string) error {
+	if len(s) > maxRedirectURILen {
+		return fmt.Errorf("is longer than %d characters", maxRedirectURILen)
+	}
+	u, err := url.Parse(s)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
+		return fmt.Errorf("is not an absolute URI with a host")
+	}
+	if strings.Contains(s, "#") {
+		return fmt.Errorf("has a fragment, which a redirect URI may not have")
+	}
+	if u.User != nil {
+		return fmt.Errorf("has user information")
+	}
+	switch {
+	case u.Scheme == "https":
+	case u.Scheme == "http" && IsLoopbackHost(u.Hostname()):
+	case u.Scheme == "http":
+		return fmt.Errorf("is http on a host that is not loopback: use https (http only for 127.0.0.1, [::1] or localhost)")
+	default:
+		return fmt.Errorf("has scheme %q: want https, or http on a loopback host", u.Scheme)
+	}
+	return nil
+}
+
+// IsLoopbackHost reports whether host (without port or brackets) is one
+// of the loopback names of RFC 8252 §7.3.
+func IsLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback() && (ip.Equal(net.IPv4(127, 0, 0, 1)) || ip.Equal(net.IPv6loopback))
+}
+
+// MatchRedirectURI reports whether an authorization request's
+// redirect_uri is one of the registered ones: byte for byte (OAuth 2.1
+// §4.1.1), except that a registered loopback http URI matches on any port
+// (RFC 8252 §7.3), everything else still exact.
+func MatchRedirectURI(registered []string, got string) bool {
+	for _, r := range registered {
+		if r == got {
+			return true
+		}
+	}
+	g, err := url.Parse(got)
+	if err != nil || g.Scheme != "http" || !IsLoopbackHost(g.Hostname()) || strings.Contains(got, "#") || g.User != nil {
+		return false
+	}
+	for _, r := range registered {
+		u, err := url.Parse(r)
+		if err != nil || u.Scheme != "http" || !IsLoopbackHost(u.Hostname()) {
+			continue
+		}
+		if u.Hostname() == g.Hostname() && u.EscapedPath() == g.EscapedPath() && u.RawQuery == g.RawQuery &&
+			u.ForceQuery == g.ForceQuery {
+			return true
+		}
+	}
+	return false
+}
+
+// AllLoopback reports whether every redirect URI is a loopback one: the
+// consent page warns, since any program on the person's machine can
+// listen there.
+func AllLoopback(uris []string) bool {
+	if len(uris) == 0 {
+		return false
+	}
+	for _, s := range uris {
+		u, err := url.Parse(s)
+		if err != nil || !IsLoopbackHost(u.Hostname()) {
+			return false
+		}
+	}
+	return true
+}
