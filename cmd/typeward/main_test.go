@@ -116,21 +116,21 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// TestReadmeUsage: the README's Usage block is what `typeward help` prints,
-// so a command or a summary cannot change without the README.
-func TestReadmeUsage(t *testing.T) {
+// TestCLIDocUsage: docs/cli.md's Usage block is what `typeward help`
+// prints, so a command or a summary cannot change without its page.
+func TestCLIDocUsage(t *testing.T) {
 	_, _, stderr := run("help")
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/cli.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "\n## Usage\n")
+	_, section, ok := strings.Cut(string(doc), "\n## Usage\n")
 	_, rest, opened := strings.Cut(section, "\n```\n")
 	block, _, closed := strings.Cut(rest, "```\n")
 	if !ok || !opened || !closed {
-		t.Fatal("README.md has no ## Usage code block")
+		t.Fatal("docs/cli.md has no ## Usage code block")
 	}
 	if block != stderr {
-		t.Errorf("README.md's Usage block differs from typeward help:\nREADME:\n%s\ntypeward help:\n%s", block, stderr)
+		t.Errorf("docs/cli.md's Usage block differs from typeward help:\ndocs/cli.md:\n%s\ntypeward help:\n%s", block, stderr)
 	}
 }
