@@ -1,7 +1,9 @@
 # typeward: `make run` starts it, `make test` proves it.
 GO      ?= go
 BIN     := bin/typeward
-PKGS    := ./...
+# Two modules in one workspace (go.work): the server and verify, which
+# routers import alone.
+PKGS    := ./... ./verify/...
 FUZZTIME ?= 30s
 # Fuzzed briefly by `make test`: the composition parser, the schema loader,
 # the checker, the checker's pattern inclusion, the witness search, authorization_details through the real
@@ -9,7 +11,7 @@ FUZZTIME ?= 30s
 # the router's reading of upstream answers.
 FUZZ_BRIEF := ./internal/composition:FuzzParse ./internal/schema:FuzzParse \
 	./internal/compat:FuzzCheck ./internal/compat:FuzzPatternIncluded ./internal/witness:FuzzSearch \
-	./internal/server:FuzzTokenAuthorizationDetails ./internal/jcs:FuzzCanonicalize ./verify:FuzzToolName \
+	./internal/server:FuzzTokenAuthorizationDetails ./verify/jcs:FuzzCanonicalize ./verify:FuzzToolName \
 	./internal/route:FuzzExchangeRewrite ./internal/route:FuzzCheckStrict
 # A count, not a duration: with a duration, Go 1.26's fuzz coordinator can
 # fail a target with "context deadline exceeded" at the deadline having

@@ -8,14 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/typeward/typeward/internal/keys"
 	"github.com/typeward/typeward/verify"
 )
 
 // BenchmarkVerify: the router's cost per request with a warm JWKS cache.
 func BenchmarkVerify(b *testing.B) {
-	for _, alg := range []keys.Alg{keys.ES256, keys.EdDSA} {
-		b.Run(string(alg), func(b *testing.B) {
+	for _, alg := range []string{"ES256", "EdDSA"} {
+		b.Run(alg, func(b *testing.B) {
 			a := newAuthServer(b, alg)
 			tok := a.mint(b, grant)
 			v := a.verifier(b, nil)

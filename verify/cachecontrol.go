@@ -9,7 +9,7 @@ import (
 
 // cacheMaxAge is how long a response may be kept: its Cache-Control
 // max-age (0 for no-cache or no-store), def when absent, at most
-// MaxJWKSMaxAge.
+// maxJWKSMaxAge.
 func cacheMaxAge(h http.Header, def time.Duration) time.Duration {
 	maxAge, found := def, false
 	for _, line := range h.Values("Cache-Control") {
@@ -23,9 +23,9 @@ func cacheMaxAge(h http.Header, def time.Duration) time.Duration {
 				if err != nil || secs < 0 || found {
 					continue // RFC 9111: an invalid max-age is ignored
 				}
-				maxAge, found = time.Duration(min(secs, int64(MaxJWKSMaxAge/time.Second)))*time.Second, true
+				maxAge, found = time.Duration(min(secs, int64(maxJWKSMaxAge/time.Second)))*time.Second, true
 			}
 		}
 	}
-	return min(maxAge, MaxJWKSMaxAge)
+	return min(maxAge, maxJWKSMaxAge)
 }

@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/typeward/typeward/internal/jcs"
+	"github.com/typeward/typeward/verify/jcs"
 )
 
 // DeclarationDigest is the digest typeward pins a tool version by (the

@@ -1,9 +1,12 @@
 package verify
 
+// MinRefetchInterval is the least time between two fetches of unknown keys.
+const MinRefetchInterval = minRefetchInterval
+
 // WaitIdle waits for the verifier's JWKS fetch in flight, if any, so a
 // test sees the cache a background refresh left.
 func WaitIdle(v *Verifier) {
-	j, ok := v.keys.(*JWKS)
+	j, ok := v.keys.(*jwks)
 	if !ok {
 		return
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/typeward/typeward/internal/keys"
 	"github.com/typeward/typeward/verify"
 )
 
@@ -20,7 +19,7 @@ import (
 // does not understand is refused, whatever they are.
 func TestVerifyRefusesCrit(t *testing.T) {
 	t.Parallel()
-	a := newAuthServer(t, keys.ES256)
+	a := newAuthServer(t, "ES256")
 	signer, _ := a.ring.Signer()
 	for _, crit := range []any{[]string{"exp"}, []string{"b64"}, []string{}, "x"} {
 		tok := a.forge(t, jwt.SigningMethodES256, map[string]any{"typ": "at+jwt", "kid": signer.KID, "crit": crit, "b64": true, "exp": 1}, a.validClaims(), signer.Key)
@@ -36,7 +35,7 @@ func TestVerifyRefusesCrit(t *testing.T) {
 // waiting for the fetch, and the fetch happens once.
 func TestJWKSSlowRefreshDoesNotBlock(t *testing.T) {
 	t.Parallel()
-	a, v, tok := warmVerifier(t, keys.ES256, nil)
+	a, v, tok := warmVerifier(t, "ES256", nil)
 	ctx := context.Background()
 	a.clock.Add(61 * time.Second)
 	release := make(chan struct{})
@@ -80,7 +79,7 @@ func TestJWKSStaleWindow(t *testing.T) {
 		{"configured", 10 * time.Minute, 10 * time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, v, _ := warmVerifier(t, keys.ES256, func(c *verify.Config) { c.MaxStale = tc.maxStale })
+			a, v, _ := warmVerifier(t, "ES256", func(c *verify.Config) { c.MaxStale = tc.maxStale })
 			ctx := context.Background()
 			a.failing.Store(true)
 			a.clock.Add(time.Minute + tc.window - time.Second)
@@ -96,7 +95,7 @@ func TestJWKSStaleWindow(t *testing.T) {
 			}
 			// Once the authorization server answers again, the key is back.
 			a.failing.Store(false)
-			a.clock.Add(verify.DefaultMinRefetchInterval)
+			a.clock.Add(verify.MinRefetchInterval)
 			if _, err := v.Verify(ctx, a.mint(t, grant)); err != nil {
 				t.Fatalf("after the outage: %v", err)
 			}
@@ -133,7 +132,7 @@ func TestPlainHTTPJWKSWarning(t *testing.T) {
 // jti, never on the token string; the package doc says so.
 func TestTokenStringsAreMalleable(t *testing.T) {
 	t.Parallel()
-	a := newAuthServer(t, keys.ES256)
+	a := newAuthServer(t, "ES256")
 	v := a.verifier(t, nil)
 	tok := a.mint(t, grant)
 	// 64 signature bytes are 86 base64url characters: the last carries 2

@@ -3,9 +3,6 @@ package verify
 import (
 	"context"
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/elliptic"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,60 +10,42 @@ import (
 	"net/http"
 	"sync"
 	"time"
-
-	"github.com/go-jose/go-jose/v4"
 )
 
-// Defaults of JWKSOptions.
+// How the JWKS cache built on Config.JWKSURL behaves.
 const (
-	DefaultMinRefetchInterval = 30 * time.Second
-	DefaultJWKSMaxAge         = 5 * time.Minute
-	MaxJWKSMaxAge             = 24 * time.Hour
-	// DefaultStaleFactor: without MaxStale, a set is trusted for this many
+	// minRefetchInterval is the least time between two fetches that are
+	// not due to expiry: at most one fetch per interval however many
+	// tokens name unknown keys.
+	minRefetchInterval = 30 * time.Second
+	// defaultJWKSMaxAge is how long a JWKS served without a Cache-Control
+	// max-age is kept; a max-age above maxJWKSMaxAge is capped.
+	defaultJWKSMaxAge = 5 * time.Minute
+	maxJWKSMaxAge     = 24 * time.Hour
+	// staleFactor: without Config.MaxStale, a set is trusted for this many
 	// of its max-ages past its max-age while it cannot be refreshed.
-	DefaultStaleFactor = 3
+	staleFactor = 3
 	maxJWKSBytes       = 1 << 20
 	jwksFetchTimeout   = 10 * time.Second
 )
 
-// JWKSOptions tune a JWKS cache.
-type JWKSOptions struct {
-	// Client fetches the JWKS; http.DefaultClient when nil.
-	Client *http.Client
-	// MinRefetchInterval is the least time between two fetches that are not
-	// due to expiry: at most one fetch per interval however many tokens name
-	// unknown keys. DefaultMinRefetchInterval when zero.
-	MinRefetchInterval time.Duration
-	// DefaultMaxAge is how long to keep a JWKS served without a
-	// Cache-Control max-age. DefaultJWKSMaxAge when zero. A max-age above
-	// MaxJWKSMaxAge is capped.
-	DefaultMaxAge time.Duration
-	// MaxStale bounds how long past its max-age a set stays trusted when it
-	// cannot be refreshed (the authorization server down, or answering
-	// errors): after that its keys are refused, since a key typeward
-	// revoked would otherwise verify forever. When zero, DefaultStaleFactor
-	// times the set's max-age, and never less than two MinRefetchIntervals
-	// (so a set served with no-cache survives a failed refetch).
-	MaxStale time.Duration
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
-}
-
-// JWKS is a cache of the authorization server's JSON Web Key Set, fetched
+// jwks is a cache of the authorization server's JSON Web Key Set, fetched
 // over HTTP. It keeps the set as long as the response's Cache-Control
 // max-age says, revalidates with the ETag, and fetches again early when a
 // token names a kid it does not hold, at most once per
-// MinRefetchInterval. Past its max-age the set is refreshed in the
+// minRefetchInterval. Past its max-age the set is refreshed in the
 // background while its keys keep verifying, for at most MaxStale; a fetch
 // that fails leaves them in use until then. Only a token naming a key the
 // cache lacks (or a set past MaxStale) waits for a fetch. It is safe for
 // concurrent use.
-type JWKS struct {
-	url  string
-	opts JWKSOptions
+type jwks struct {
+	url      string
+	client   *http.Client
+	now      func() time.Time
+	maxStale time.Duration
 
 	mu         sync.Mutex
-	keys       map[string]publicKey
+	keys       map[string]jwk
 	fresh      time.Time // the set is current until then
 	staleUntil time.Time // and trusted until then
 	lastFetch  time.Time // the last fetch started, for the rate limit
@@ -80,27 +59,11 @@ type flight struct {
 	err  error
 }
 
-type publicKey struct {
-	key crypto.PublicKey
-	alg string
-}
-
-// NewJWKS returns a cache of the JWKS at url. Nothing is fetched until the
-// first key is asked for.
-func NewJWKS(url string, opts JWKSOptions) *JWKS {
-	if opts.Client == nil {
-		opts.Client = http.DefaultClient
-	}
-	if opts.MinRefetchInterval <= 0 {
-		opts.MinRefetchInterval = DefaultMinRefetchInterval
-	}
-	if opts.DefaultMaxAge <= 0 {
-		opts.DefaultMaxAge = DefaultJWKSMaxAge
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	return &JWKS{url: url, opts: opts}
+// newJWKS is a cache of the JWKS at cfg.JWKSURL, fetched with
+// cfg.HTTPClient (defaults applied). Nothing is fetched until the first
+// key is asked for.
+func newJWKS(cfg Config) *jwks {
+	return &jwks{url: cfg.JWKSURL, client: cfg.HTTPClient, now: cfg.Now, maxStale: cfg.MaxStale}
 }
 
 // How far a key can be trusted.
@@ -112,8 +75,8 @@ const (
 
 // Key returns the key kid and its algorithm. A set past its max-age is
 // refreshed in the background; an unknown kid triggers a fetch the caller
-// waits for, unless one started within the MinRefetchInterval.
-func (j *JWKS) Key(ctx context.Context, kid string) (crypto.PublicKey, string, error) {
+// waits for, unless one started within the minRefetchInterval.
+func (j *jwks) Key(ctx context.Context, kid string) (crypto.PublicKey, string, error) {
 	k, state := j.lookup(kid)
 	switch state {
 	case keyFresh:
@@ -138,10 +101,10 @@ func (j *JWKS) Key(ctx context.Context, kid string) (crypto.PublicKey, string, e
 }
 
 // unknown explains why kid cannot be used.
-func (j *JWKS) unknown(kid string, fetchErr error) error {
+func (j *jwks) unknown(kid string, fetchErr error) error {
 	j.mu.Lock()
 	_, held := j.keys[kid]
-	expired := held && !j.opts.Now().Before(j.staleUntil)
+	expired := held && !j.now().Before(j.staleUntil)
 	j.mu.Unlock()
 	switch {
 	case expired && fetchErr != nil:
@@ -154,11 +117,11 @@ func (j *JWKS) unknown(kid string, fetchErr error) error {
 	return fmt.Errorf("%w: kid %q is not in the JWKS", ErrUnknownKey, kid)
 }
 
-func (j *JWKS) lookup(kid string) (publicKey, int) {
+func (j *jwks) lookup(kid string) (jwk, int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	k, ok := j.keys[kid]
-	now := j.opts.Now()
+	now := j.now()
 	switch {
 	case !ok || !now.Before(j.staleUntil):
 		return k, keyUnknown
@@ -172,14 +135,14 @@ func (j *JWKS) lookup(kid string) (publicKey, int) {
 // within the MinRefetchInterval (then nil). The fetch runs detached from
 // any caller's context: one caller giving up must not fail it for the
 // others.
-func (j *JWKS) start() *flight {
+func (j *jwks) start() *flight {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.inflight != nil {
 		return j.inflight
 	}
-	now := j.opts.Now()
-	if !j.lastFetch.IsZero() && now.Sub(j.lastFetch) < j.opts.MinRefetchInterval {
+	now := j.now()
+	if !j.lastFetch.IsZero() && now.Sub(j.lastFetch) < minRefetchInterval {
 		return nil
 	}
 	j.lastFetch = now
@@ -198,16 +161,16 @@ func (j *JWKS) start() *flight {
 }
 
 // staleFor is how long past maxAge a set stays trusted.
-func (j *JWKS) staleFor(maxAge time.Duration) time.Duration {
-	if j.opts.MaxStale > 0 {
-		return j.opts.MaxStale
+func (j *jwks) staleFor(maxAge time.Duration) time.Duration {
+	if j.maxStale > 0 {
+		return j.maxStale
 	}
-	return max(DefaultStaleFactor*maxAge, 2*j.opts.MinRefetchInterval)
+	return max(staleFactor*maxAge, 2*minRefetchInterval)
 }
 
 // fetch GETs the JWKS, revalidating with the ETag; only the flight start
 // launched runs it. now is when it started.
-func (j *JWKS) fetch(ctx context.Context, now time.Time) error {
+func (j *jwks) fetch(ctx context.Context, now time.Time) error {
 	j.mu.Lock()
 	etag := j.etag
 	j.mu.Unlock()
@@ -220,12 +183,12 @@ func (j *JWKS) fetch(ctx context.Context, now time.Time) error {
 	if etag != "" {
 		req.Header.Set("If-None-Match", etag)
 	}
-	resp, err := j.opts.Client.Do(req)
+	resp, err := j.client.Do(req)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	maxAge := cacheMaxAge(resp.Header, j.opts.DefaultMaxAge)
+	maxAge := cacheMaxAge(resp.Header, defaultJWKSMaxAge)
 
 	switch resp.StatusCode {
 	case http.StatusNotModified:
@@ -259,7 +222,7 @@ func (j *JWKS) fetch(ctx context.Context, now time.Time) error {
 // parseJWKS keeps the set's public signing keys that have a kid and are of
 // a kind typeward signs with; other entries are skipped, not fatal, so a
 // set may carry keys for other uses.
-func parseJWKS(body []byte) (map[string]publicKey, error) {
+func parseJWKS(body []byte) (map[string]jwk, error) {
 	var set struct {
 		Keys []json.RawMessage `json:"keys"`
 	}
@@ -269,33 +232,15 @@ func parseJWKS(body []byte) (map[string]publicKey, error) {
 	if set.Keys == nil {
 		return nil, errors.New(`JWKS: no "keys" member`)
 	}
-	out := make(map[string]publicKey, len(set.Keys))
+	out := make(map[string]jwk, len(set.Keys))
 	for _, raw := range set.Keys {
-		var jwk jose.JSONWebKey
-		if json.Unmarshal(raw, &jwk) != nil || jwk.KeyID == "" || !jwk.IsPublic() || !jwk.Valid() {
+		k, err := parseJWK(raw)
+		if err != nil || k.kid == "" || (k.use != "" && k.use != "sig") || (k.declared != "" && k.declared != k.alg) {
 			continue
 		}
-		if jwk.Use != "" && jwk.Use != "sig" {
-			continue
+		if k.alg == "ES256" || k.alg == "EdDSA" {
+			out[k.kid] = k
 		}
-		alg := keyAlg(jwk.Key)
-		if alg == "" || (jwk.Algorithm != "" && jwk.Algorithm != alg) {
-			continue
-		}
-		out[jwk.KeyID] = publicKey{key: jwk.Key, alg: alg}
 	}
 	return out, nil
-}
-
-// keyAlg is the JWS algorithm a public key verifies, "" for other keys.
-func keyAlg(key crypto.PublicKey) string {
-	switch k := key.(type) {
-	case *ecdsa.PublicKey:
-		if k.Curve == elliptic.P256() {
-			return "ES256"
-		}
-	case ed25519.PublicKey:
-		return "EdDSA"
-	}
-	return ""
 }

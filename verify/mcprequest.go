@@ -8,7 +8,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/typeward/typeward/internal/strictjson"
+	"github.com/typeward/typeward/verify/strictjson"
 )
 
 // DefaultMaxBodyBytes bounds the request body ToolName reads.

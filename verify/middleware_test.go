@@ -7,13 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/typeward/typeward/internal/keys"
 	"github.com/typeward/typeward/verify"
 )
 
 func TestMiddleware(t *testing.T) {
 	t.Parallel()
-	a := newAuthServer(t, keys.ES256)
+	a := newAuthServer(t, "ES256")
 	v := a.verifier(t, func(c *verify.Config) {
 		c.ResourceMetadata = "https://router.example.com/.well-known/oauth-protected-resource"
 		c.MaxBodyBytes = 4096

@@ -32,7 +32,8 @@ const MaxLeeway = 5 * time.Minute
 func DefaultAlgorithms() []string { return []string{"ES256", "EdDSA"} }
 
 // KeySource finds a public key by its kid, with the algorithm the key is
-// for. *JWKS is the usual one; typeward itself passes its keyring.
+// for. The JWKS cache New builds on Config.JWKSURL is
+// the usual one; typeward itself passes its keyring.
 type KeySource interface {
 	Key(ctx context.Context, kid string) (key crypto.PublicKey, alg string, err error)
 }
@@ -54,8 +55,16 @@ type Config struct {
 	// HTTPClient fetches JWKSURL; http.DefaultClient when nil. Each fetch
 	// is bounded to 10 seconds whatever the client.
 	HTTPClient *http.Client
-	// Keys, when set, supplies the keys instead of JWKSURL: a JWKS cache
-	// shared by several Verifiers, or keys the router was given.
+	// MaxStale bounds how long past its max-age the JWKS cache keeps
+	// trusting keys it cannot refresh (the authorization server down, or
+	// answering errors): after that its keys are refused, since a key
+	// typeward revoked would otherwise verify forever. When zero,
+	// three times the set's max-age, and never less than a minute (two of
+	// the 30 s between refetches of unknown keys, so a set served with
+	// no-cache survives a failed refetch).
+	MaxStale time.Duration
+	// Keys, when set, supplies the keys instead of JWKSURL: keys the
+	// router was given, or typeward's own keyring.
 	Keys KeySource
 	// Algorithms allowed; DefaultAlgorithms when empty. Only asymmetric
 	// algorithms may be listed.
@@ -76,9 +85,6 @@ type Config struct {
 	// MaxBodyBytes bounds how much of a request body the middleware reads to
 	// find the tool called; DefaultMaxBodyBytes when zero.
 	MaxBodyBytes int64
-	// MaxStale bounds how long past its max-age the JWKS cache built on
-	// JWKSURL keeps trusting keys it cannot refresh; see JWKSOptions.
-	MaxStale time.Duration
 	// Logger receives warnings (a plain-http JWKS URL); slog.Default when
 	// nil.
 	Logger *slog.Logger
@@ -133,12 +139,15 @@ func New(cfg Config) (*Verifier, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = http.DefaultClient
+	}
 	keys := cfg.Keys
 	if keys == nil {
 		if insecureURL(cfg.JWKSURL) {
 			cfg.Logger.Warn("verify: the JWKS URL is plain http outside loopback: anyone on the path can substitute keys", "jwks_url", cfg.JWKSURL)
 		}
-		keys = NewJWKS(cfg.JWKSURL, JWKSOptions{Client: cfg.HTTPClient, Now: cfg.Now, MaxStale: cfg.MaxStale})
+		keys = newJWKS(cfg)
 	}
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods(cfg.Algorithms),

@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/typeward/typeward/internal/jcs"
+	"github.com/typeward/typeward/verify/jcs"
 	"github.com/typeward/typeward/verify"
 )
 

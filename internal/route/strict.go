@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/typeward/typeward/internal/strictjson"
+	"github.com/typeward/typeward/verify/strictjson"
 )
 
 // The router must read a message as every peer behind or before it will.

@@ -253,3 +253,33 @@ func BenchmarkMint(b *testing.B) {
 		})
 	}
 }
+
+// What typeward mints, package verify (what routers run) accepts with the
+// claims minted, for each signing algorithm; verify's own tests sign their
+// tokens without typeward's keyring, its module standing alone.
+func TestMintedTokensVerify(t *testing.T) {
+	for _, alg := range []keys.Alg{keys.ES256, keys.EdDSA} {
+		t.Run(string(alg), func(t *testing.T) {
+			ring := newKeyring(t, alg)
+			minted, err := newMinter(t, ring).Mint(pipeline)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := verify.New(verify.Config{Issuer: "https://as.example.com", Audience: pipeline.Audience, Keys: ring,
+				Now: func() time.Time { return now.Add(time.Minute) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := v.Verify(context.Background(), minted.Token)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := minted.Claims
+			if c.ID != want.ID || c.ClientID != "client-1" || !c.IssuedAt.Equal(want.IssuedAt) || !c.ExpiresAt.Equal(want.ExpiresAt) ||
+				!slices.Equal(c.Tools, pipeline.Tools) || !slices.Equal(c.Scope, want.Scope) || len(c.AuthorizationDetails) != 1 ||
+				!slices.Equal(c.AuthorizationDetails[0].Tools, pipeline.Details[0].Tools) {
+				t.Errorf("verified claims %+v, minted %+v", c, want)
+			}
+		})
+	}
+}
