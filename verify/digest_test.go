@@ -7,8 +7,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/typeward/typeward/verify/jcs"
 	"github.com/typeward/typeward/verify"
+	"github.com/typeward/typeward/verify/jcs"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/digest-vectors.json's canonical and digest members")

@@ -24,9 +24,9 @@ const (
 	maxJWKSMaxAge     = 24 * time.Hour
 	// staleFactor: without Config.MaxStale, a set is trusted for this many
 	// of its max-ages past its max-age while it cannot be refreshed.
-	staleFactor = 3
-	maxJWKSBytes       = 1 << 20
-	jwksFetchTimeout   = 10 * time.Second
+	staleFactor      = 3
+	maxJWKSBytes     = 1 << 20
+	jwksFetchTimeout = 10 * time.Second
 )
 
 // jwks is a cache of the authorization server's JSON Web Key Set, fetched

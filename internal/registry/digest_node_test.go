@@ -16,7 +16,9 @@ func TestDeclarationDigestVectorsNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f struct{ Vectors []struct{ Name, Canonical, Digest string } }
+	var f struct {
+		Vectors []struct{ Name, Canonical, Digest string }
+	}
 	if err := json.Unmarshal(data, &f); err != nil {
 		t.Fatal(err)
 	}
@@ -34,4 +36,3 @@ func TestDeclarationDigestVectorsNode(t *testing.T) {
 		}
 	}
 }
-

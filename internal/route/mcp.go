@@ -11,8 +11,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/typeward/typeward/verify/jcs"
 	"github.com/typeward/typeward/verify"
+	"github.com/typeward/typeward/verify/jcs"
 )
 
 // serveMCP runs after verify's middleware admitted the request: the token
