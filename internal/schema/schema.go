@@ -38,6 +38,8 @@ type Schema struct {
 	resources   []resource // [0] is the document; then every embedded $id
 	dynamicRefs bool       // some $dynamicRef or $recursiveRef
 
+	metaschemaRefs bool // some reference lands in a standard metaschema
+
 	mu       sync.Mutex
 	compiler *jsonschema.Compiler
 	compiled map[string]*jsonschema.Schema // by JSON pointer
@@ -115,7 +117,12 @@ func load(doc any) (*Schema, error) {
 		if ref.keyword != "$ref" && s.Dialect == Draft7 {
 			continue // not a keyword in draft-07 (nor draft-04): the validator ignores it
 		}
-		_, landed, err := s.ResolveFrom(ref.at[:strings.LastIndexByte(ref.at, '/')], ref.ref)
+		from := ref.at[:strings.LastIndexByte(ref.at, '/')]
+		_, landed, err := s.ResolveFrom(from, ref.ref)
+		if errors.Is(err, ErrRemoteRef) && s.metaschemaRef(from, ref.ref) {
+			s.metaschemaRefs = true
+			continue // the validator holds it built in
+		}
 		if err == nil && draft4Targets != nil {
 			err = checkDraft4Target(draft4Targets, ref.at, ref.ref, landed)
 		}

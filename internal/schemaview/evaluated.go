@@ -69,7 +69,7 @@ func (v View) evaluation(s Sub, mk memberKind) Evaluation {
 			}
 		}
 		a := v.InPlace(n, FollowAll)
-		if len(a.Scoped) > 0 {
+		if len(a.Scoped) > 0 || a.RefErr != nil {
 			ev.Exact = false
 		}
 		queue = append(append(queue, a.Refs()...), a.AllOf...)

@@ -19,11 +19,13 @@ const (
 type InPlaceSchemas struct {
 	Ref    Sub // the $ref target, when HasRef
 	HasRef bool
-	// RefErr: the $ref does not resolve (cannot happen in a loaded schema;
-	// a source drops it, which only widens).
+	// RefErr: the $ref does not resolve here: it names a standard
+	// metaschema (schema.ReferencesMetaschema), the validator's to follow.
+	// A source drops it, which only widens; a target cannot prove it.
 	RefErr error
-	// Replaced: a draft-07 $ref resolved, so the object's other keywords
-	// (allOf and dynamic references included) do not apply.
+	// Replaced: a draft-07 $ref, so the object's other keywords (allOf and
+	// dynamic references included) do not apply; with RefErr, nothing
+	// known does.
 	Replaced bool
 	Dynamic  []Sub // static $dynamicRef/$recursiveRef targets
 	// Scoped names the dynamic references whose target depends on the path
@@ -58,10 +60,10 @@ func (v View) InPlace(s Sub, follow Follow) InPlaceSchemas {
 			a.RefErr = err
 		} else {
 			a.Ref, a.HasRef = NewSub(n, ptr), true
-			if v.d7 {
-				a.Replaced = true
-				return a
-			}
+		}
+		if v.d7 {
+			a.Replaced = true
+			return a
 		}
 	}
 	if follow&FollowDynamicRef != 0 && !v.d7 {
