@@ -10,12 +10,6 @@ import (
 	"github.com/typeward/typeward/internal/verdict"
 )
 
-// Validates is what Record needs of a validator: a *Validator, or a cache
-// in front of one.
-type Validates interface {
-	Validate(ctx context.Context, c *Composition) (*Result, error)
-}
-
 // Recorded is the outcome of validating and recording a stored
 // composition: what the validator found, and the composition with the
 // validation as the store now holds it.
@@ -34,15 +28,17 @@ type Recorded struct {
 func Record(ctx context.Context, store registry.Store, v Validates, c registry.Composition) (*Recorded, error) {
 	res := &Result{Tools: []ToolRef{}, Edges: []EdgeRef{}, Compositions: []registry.CompositionRef{}}
 	var refs []registry.ToolRef
-	parsed, err := Parse(c.Definition)
-	if err != nil {
+	parsed, validated, err := Validate(ctx, v, c.Definition, nil)
+	var malformed *ParseError
+	switch {
+	case errors.As(err, &malformed):
 		// Stored before the parser grew stricter: record why it is unusable.
 		res.Issues = []verdict.Issue{{Severity: verdict.SeverityError, Code: verdict.CodeInvalidComposition,
 			Message: fmt.Sprintf("stored composition %s no longer parses: %v", c.Name, err)}}
-	} else {
-		if res, err = v.Validate(ctx, parsed); err != nil {
-			return nil, err
-		}
+	case err != nil:
+		return nil, err
+	default:
+		res = validated
 		if refs, err = registryRefs(ctx, store, parsed, res.Tools); err != nil {
 			return nil, err
 		}

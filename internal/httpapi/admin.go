@@ -36,7 +36,7 @@ type Admin struct {
 	// active, for the issuer, with scope typeward:admin.
 	Tokens    *oauth.Service
 	Registry  registry.Store
-	Validator oauth.Validator
+	Validator composition.Validates
 	Clients   clients.Store
 	Hasher    *clients.Hasher
 	Keys      KeyAdmin

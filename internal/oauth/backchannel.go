@@ -7,14 +7,9 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/typeward/typeward/internal/approval"
-	"github.com/typeward/typeward/internal/audit"
-	"github.com/typeward/typeward/internal/clients"
-	"github.com/typeward/typeward/internal/verdict"
-	"github.com/typeward/typeward/verify"
 )
 
 // The token endpoint's answers to a CIBA grant (OpenID CIBA Core §11,
@@ -26,10 +21,6 @@ const (
 	CodeExpiredToken         = "expired_token"
 	CodeInvalidGrant         = "invalid_grant"
 )
-
-// maxAuthReqIDBytes bounds an auth_req_id before any lookup; typeward's
-// are 43 characters.
-const maxAuthReqIDBytes = 128
 
 // Backchannel configures the backchannel authentication endpoint. A nil
 // Store turns the endpoint and the CIBA grant off; zero durations and
@@ -73,49 +64,56 @@ type BackchannelResponse struct {
 // request for a person to decide. Refusals are audited like the token
 // endpoint's; an accepted request is not a token decision, so it is not.
 func (s *Service) BackchannelAuthorize(ctx context.Context, form url.Values, authorization string) (*BackchannelResponse, error) {
-	rec := &audit.Issuance{Time: s.now()}
-	resp, err := decide(form, authorization, rec, func() (*BackchannelResponse, error) {
-		return s.backchannelRequest(ctx, form, authorization, rec)
-	})
+	in, resp, err := s.backchannelRequest(ctx, form, authorization)
 	if err != nil {
+		rec := in.record(err)
 		ctx := context.WithoutCancel(ctx) // the refusal is recorded even if the client hung up
-		if aerr := s.Audit.Append(ctx, rec); aerr != nil {
-			s.logAuditFailure(ctx, rec, aerr)
+		if aerr := s.Audit.Append(ctx, &rec); aerr != nil {
+			s.logAuditFailure(ctx, &rec, aerr)
 		}
-		s.count(rec, err)
+		s.count(&rec, err)
 	}
 	return resp, err
 }
 
-func (s *Service) backchannelRequest(ctx context.Context, form url.Values, authorization string, rec *audit.Issuance) (*BackchannelResponse, error) {
-	client, err := s.authenticate(ctx, form, authorization, rec)
+// backchannelRequest is the endpoint's steps, as the token endpoint's
+// (issue): admitted, the rate limit, the request, its composition
+// checked, then the pending request stored.
+func (s *Service) backchannelRequest(ctx context.Context, form url.Values, authorization string) (in issuance, resp *BackchannelResponse, err error) {
+	in, client, err := s.admitted(ctx, form, authorization)
 	if err != nil {
-		return nil, err
+		return in, nil, err
 	}
-	rec.ClientID = client.ID
 	if s.Backchannel.Store == nil {
-		return nil, badRequest(CodeInvalidRequest, "this server has no backchannel authentication")
+		return in, nil, badRequest(CodeInvalidRequest, "this server has no backchannel authentication")
 	}
 	if err := s.allow(client.ID, "requests"); err != nil {
-		return nil, err
+		return in, nil, err
 	}
 	req, err := s.decodeBackchannel(form)
 	if err != nil {
-		return nil, err
+		return in, nil, err
 	}
 	if err := checkScopes(client, req.scopes); err != nil {
-		return nil, err
+		return in, nil, err
 	}
 	if req.details == "" {
-		return nil, badRequest(CodeInvalidRequest, "authorization_details with one mcp_composition is required")
+		return in, nil, badRequest(CodeInvalidRequest, "authorization_details with one mcp_composition is required")
 	}
-	c, err := s.checkComposition(ctx, client, req.resource, req.details, rec)
+	c, err := s.checkComposition(ctx, client, req.resource, req.details)
+	in.authorized.check = c
 	if err != nil {
-		return nil, err
+		return in, nil, err
 	}
+	resp, err = s.pend(ctx, client.ID, req, c)
+	return in, resp, err
+}
+
+// pend stores the pending request a person decides.
+func (s *Service) pend(ctx context.Context, clientID string, req backchannelRequest, c checked) (*BackchannelResponse, error) {
 	now := s.now()
 	r := &approval.Request{
-		ID: approval.NewID(), ClientID: client.ID, Audience: c.audience, Scopes: req.scopes, Details: req.details,
+		ID: approval.NewID(), ClientID: clientID, Audience: c.audience, Scopes: req.scopes, Details: req.details,
 		Digest: c.v.result.Digest, Tools: c.v.tools, BindingMessage: req.bindingMessage,
 		CreatedAt: now, ExpiresAt: now.Add(req.expiry), Interval: s.Backchannel.interval(),
 	}
@@ -130,7 +128,7 @@ func (s *Service) backchannelRequest(ctx context.Context, form url.Values, autho
 }
 
 type backchannelRequest struct {
-	tokenRequest
+	compositionRequest
 	bindingMessage string
 	expiry         time.Duration
 }
@@ -141,19 +139,12 @@ type backchannelRequest struct {
 func (s *Service) decodeBackchannel(form url.Values) (backchannelRequest, error) {
 	var req backchannelRequest
 	var err error
-	if req.resource, err = resourceParam(form, "request"); err != nil {
-		return req, err
-	}
-	scope, err := single(form, "scope")
-	if err != nil {
+	if req.compositionRequest, err = decodeCompositionRequest(form, "request"); err != nil {
 		return req, err
 	}
 	// "openid" is what CIBA clients send by habit; typeward issues no ID
 	// token, so it is dropped rather than refused.
-	req.scopes = slices.DeleteFunc(strings.Fields(scope), func(s string) bool { return s == "openid" })
-	if req.details, err = single(form, "authorization_details"); err != nil {
-		return req, err
-	}
+	req.scopes = slices.DeleteFunc(req.scopes, func(s string) bool { return s == "openid" })
 	if req.bindingMessage, err = single(form, "binding_message"); err != nil {
 		return req, err
 	}
@@ -176,136 +167,4 @@ func (s *Service) decodeBackchannel(form url.Values) (backchannelRequest, error)
 	}
 	req.expiry = min(max(req.expiry, s.Backchannel.minExpiry()), s.Backchannel.maxExpiry())
 	return req, nil
-}
-
-// checkScopes refuses tool scopes and scopes the client is not allowed.
-func checkScopes(client *clients.Client, scopes []string) error {
-	for _, sc := range scopes {
-		if strings.HasPrefix(sc, verify.ToolScopePrefix) {
-			// Tool scopes exist only as the result of a validation.
-			return badRequest(CodeInvalidScope, "tool scopes come from authorization_details, not from scope: "+truncate(sc, 128))
-		}
-		if !client.AllowsScope(sc) {
-			return badRequest(CodeInvalidScope, "scope not allowed for this client: "+truncate(sc, 128))
-		}
-	}
-	return nil
-}
-
-// cibaToken answers a poll of the CIBA grant: pending, too fast, denied,
-// expired, or, once a person approved, the composition's token. The
-// composition is validated again at that moment, and a token is issued
-// only when the registry still gives the digest that was approved; the
-// store's Redeem makes it the only token of this auth_req_id, across
-// replicas too.
-func (s *Service) cibaToken(ctx context.Context, client *clients.Client, req tokenRequest, rec *audit.Issuance) (*TokenResponse, error) {
-	store := s.Backchannel.Store
-	switch {
-	case store == nil:
-		return nil, badRequest(CodeUnsupportedGrantType, "this server has no backchannel authentication")
-	case req.authReq == "":
-		return nil, badRequest(CodeInvalidRequest, "auth_req_id is required")
-	case len(req.authReq) > maxAuthReqIDBytes:
-		return nil, badRequest(CodeInvalidGrant, "unknown auth_req_id")
-	}
-	now := s.now()
-	r, err := store.Poll(ctx, req.authReq, now)
-	if errors.Is(err, approval.ErrNotFound) {
-		return nil, badRequest(CodeInvalidGrant, "unknown auth_req_id")
-	} else if err != nil {
-		return nil, serverError(err)
-	}
-	if r.ClientID != client.ID { // as unknown: ids of other clients are not confirmed
-		return nil, badRequest(CodeInvalidGrant, "unknown auth_req_id")
-	}
-	rec.AuthReqID, rec.CompositionDigest, rec.Tools, rec.Audience = r.ID, r.Digest, r.Tools, r.Audience
-	switch {
-	case r.Status == approval.Issued:
-		return nil, badRequest(CodeInvalidGrant, "this auth_req_id was already redeemed for its one token")
-	case r.Expired(now):
-		return nil, badRequest(CodeExpiredToken, "the request expired before it was approved and redeemed")
-	case r.Status == approval.Denied:
-		why := "denied by " + r.DecidedBy
-		if r.Reason != "" {
-			why += ": " + r.Reason
-		}
-		return nil, badRequest(CodeAccessDenied, truncate(why, 600))
-	case r.Status == approval.Pending && !r.LastPollAt.IsZero() && now.Sub(r.LastPollAt) < r.Interval:
-		return nil, badRequest(CodeSlowDown, fmt.Sprintf("poll at most every %s", r.Interval))
-	case r.Status == approval.Pending:
-		return nil, badRequest(CodeAuthorizationPending, "waiting for a person to approve or deny")
-	}
-
-	// The person's decision satisfies the client's approval policy.
-	c, err := s.recheck(ctx, client, r, rec)
-	if err != nil {
-		return nil, err
-	}
-	rec.ApprovedBy, rec.ApprovedAt = r.DecidedBy, r.DecidedAt
-	resp, err := s.compositionToken(ctx, client, r.Scopes, c, &verify.Approval{ApprovedBy: r.DecidedBy, ApprovedAt: r.DecidedAt.Unix()}, rec)
-	if err != nil {
-		return nil, err
-	}
-	if err := store.Redeem(ctx, r.ID, rec.JTI, now); err != nil {
-		rec.JTI, rec.ApprovedBy, rec.ApprovedAt = "", "", time.Time{} // the signed token is discarded
-		if errors.Is(err, approval.ErrNotPending) {
-			return nil, badRequest(CodeInvalidGrant, "this auth_req_id was already redeemed for its one token")
-		}
-		return nil, serverError(err)
-	}
-	return resp, nil
-}
-
-// recheck validates an approval request's composition again, as at the
-// token endpoint, and requires the digest the person was shown: the one
-// rule of both the approval click (Revalidate) and the redemption.
-func (s *Service) recheck(ctx context.Context, client *clients.Client, r *approval.Request, rec *audit.Issuance) (*checked, error) {
-	c, err := s.checkComposition(ctx, client, r.Audience, r.Details, rec)
-	if err != nil {
-		return nil, err
-	}
-	rec.AuthReqID = r.ID
-	if c.v.result.Digest != r.Digest {
-		return nil, badRequest(CodeAccessDenied, fmt.Sprintf(
-			"the approval no longer holds: the registry changed since it was asked for (composition digest %s, approved %s); ask again",
-			c.v.result.Digest, r.Digest))
-	}
-	return c, nil
-}
-
-// Revalidate implements approval.Revalidator with the redemption's
-// checks, for the moment a person clicks Approve: a refusal the client
-// would get is approval.ErrNoLongerValid with its description; nothing
-// is audited, since no token is asked for.
-func (s *Service) Revalidate(ctx context.Context, r *approval.Request) error {
-	client, err := s.Clients.Get(ctx, r.ClientID)
-	switch {
-	case errors.Is(err, clients.ErrNotFound):
-		return fmt.Errorf("%w: client %s no longer exists", approval.ErrNoLongerValid, r.ClientID)
-	case err != nil:
-		return err
-	case client.Disabled:
-		return fmt.Errorf("%w: client %s is disabled", approval.ErrNoLongerValid, r.ClientID)
-	}
-	if _, err := s.recheck(ctx, client, r, &audit.Issuance{}); err != nil {
-		if e := AsError(err); e.Kind != KindServer {
-			why := e.Description
-			for _, is := range e.Issues {
-				if is.Severity == verdict.SeverityError {
-					why += "; " + is.FieldPath + ": " + is.Message
-				}
-			}
-			return fmt.Errorf("%w: %s", approval.ErrNoLongerValid, Clip(why, 600))
-		}
-		return err
-	}
-	return nil
-}
-
-// notADecision reports a poll answer that decides nothing (still
-// waiting): it is counted, but not written to the audit log, which would
-// otherwise hold a record per poll.
-func notADecision(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && (e.Code == CodeAuthorizationPending || e.Code == CodeSlowDown)
 }

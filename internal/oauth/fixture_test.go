@@ -57,13 +57,13 @@ var testClients = []clients.Client{
 
 // countingValidator counts the validations that reach the real validator.
 type countingValidator struct {
-	Validator
+	composition.Validates
 	calls atomic.Int64
 }
 
 func (v *countingValidator) Validate(ctx context.Context, c *composition.Composition) (*composition.Result, error) {
 	v.calls.Add(1)
-	return v.Validator.Validate(ctx, c)
+	return v.Validates.Validate(ctx, c)
 }
 
 // failingValidator is a registry that is down: nothing real fails on
@@ -140,7 +140,7 @@ func newFixture(t testing.TB) *fixture {
 	}
 	resolver := registry.NewCache(f.registry)
 	f.registry.Watch(resolver.Invalidate) // as the server wires it
-	f.validator = &countingValidator{Validator: composition.NewValidator(resolver, f.registry, compat.NewChecker())}
+	f.validator = &countingValidator{Validates: composition.NewValidator(resolver, f.registry, compat.NewChecker())}
 	f.svc = &Service{
 		Issuer: issuer, Authenticator: auth, Validator: f.validator, Compositions: f.registry, Declarations: f.registry,
 		Minter: minter, Verifier: f.verifier, Revocations: f.revoked, Clients: store, Limiter: limiter,

@@ -37,10 +37,11 @@ func (s *Service) Introspect(ctx context.Context, form url.Values, authorization
 	if err := checkForm(form); err != nil {
 		return nil, err
 	}
-	caller, err := s.authenticate(ctx, form, authorization, nil)
+	a, err := s.authenticate(ctx, form, authorization)
 	if err != nil {
 		return nil, err
 	}
+	caller := a.client
 	if err := s.allowCall("introspection", caller); err != nil {
 		return nil, err
 	}

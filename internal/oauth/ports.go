@@ -7,7 +7,6 @@ import (
 
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/clients"
-	"github.com/typeward/typeward/internal/composition"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/token"
 	"github.com/typeward/typeward/verify"
@@ -21,13 +20,6 @@ import (
 // *clients.AuthError. *clients.Authenticator implements it.
 type Authenticator interface {
 	Authenticate(ctx context.Context, form url.Values, authorization string) (*clients.Client, error)
-}
-
-// Validator type-checks a parsed composition against the registry; an
-// error is the registry's failure, never the composition's.
-// *composition.Validator implements it.
-type Validator interface {
-	Validate(ctx context.Context, c *composition.Composition) (*composition.Result, error)
 }
 
 // Compositions finds stored compositions by name (registry.ErrNotFound

@@ -97,8 +97,8 @@ func TestDecisionRecords(t *testing.T) {
 		return err
 	}
 	type entry struct {
-		Step   string         `json:"step"`
-		Error  string         `json:"error"`
+		Step   string          `json:"step"`
+		Error  string          `json:"error"`
 		Record *audit.Issuance `json:"record"` // nil: not audited
 	}
 	var got []entry

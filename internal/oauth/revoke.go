@@ -16,10 +16,11 @@ func (s *Service) Revoke(ctx context.Context, form url.Values, authorization str
 	if err := checkForm(form); err != nil {
 		return err
 	}
-	caller, err := s.authenticate(ctx, form, authorization, nil)
+	a, err := s.authenticate(ctx, form, authorization)
 	if err != nil {
 		return err
 	}
+	caller := a.client
 	if err := s.allowCall("revocation", caller); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/typeward/typeward/internal/composition"
 	"github.com/typeward/typeward/internal/metrics"
 	"github.com/typeward/typeward/internal/registry"
 )
@@ -14,7 +15,7 @@ import (
 type Service struct {
 	Issuer        string
 	Authenticator Authenticator
-	Validator     Validator
+	Validator     composition.Validates
 	Compositions  Compositions
 	// Declarations has the tools' annotations, which the approval policy
 	// reads.
