@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/typeward/typeward/internal/strictjson"
+	"github.com/typeward/typeward/verify/strictjson"
 )
 
 // Document is a client ID metadata document (draft-ietf-oauth-client-id-
