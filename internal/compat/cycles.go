@@ -149,15 +149,15 @@ func (g *loopGraph) collect(v any, ptr string) {
 			continue
 		}
 		base := ptr + "/" + schema.EscapeToken(kw)
-		switch schemaPosition(kw, true, val) {
-		case posSchema:
+		switch schema.PositionOf(kw, val) {
+		case schema.Subschema:
 			edge(kw, val, base)
-		case posList:
+		case schema.SchemaList:
 			arr, _ := val.([]any)
 			for i, c := range arr {
 				edge(kw, c, base+"/"+strconv.Itoa(i))
 			}
-		case posMap:
+		case schema.SchemaMap:
 			mm, _ := val.(map[string]any)
 			for _, k := range slices.Sorted(maps.Keys(mm)) {
 				edge(kw, mm[k], base+"/"+schema.EscapeToken(k))

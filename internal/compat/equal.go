@@ -161,7 +161,7 @@ func ignoredInComparison(kw string, d7 bool) bool {
 }
 
 func (e *equality) keyword(kw string, x any, ap string, y any, bp string, d7 bool) bool {
-	if inPlaceKeywords[kw] || schemaPosition(kw, d7, x) == posData {
+	if inPlaceKeywords[kw] || schema.PositionOf(kw, x) == schema.NotSchema {
 		return e.keywordHere(kw, x, ap, y, bp, d7)
 	}
 	// A property, an item, a name: another value, where no schema is
@@ -183,10 +183,10 @@ func (e *equality) keywordHere(kw string, x any, ap string, y any, bp string, d7
 	case "required":
 		return sameStringSet(x, y)
 	}
-	switch schemaPosition(kw, d7, x) {
-	case posSchema:
+	switch schema.PositionOf(kw, x) {
+	case schema.Subschema:
 		return e.schemas(x, at(ap), y, at(bp))
-	case posList:
+	case schema.SchemaList:
 		xs, _ := x.([]any)
 		ys, _ := y.([]any)
 		if len(xs) != len(ys) {
@@ -198,7 +198,7 @@ func (e *equality) keywordHere(kw string, x any, ap string, y any, bp string, d7
 			}
 		}
 		return true
-	case posMap:
+	case schema.SchemaMap:
 		xm, _ := x.(map[string]any)
 		ym, _ := y.(map[string]any)
 		if len(xm) != len(ym) {

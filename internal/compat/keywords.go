@@ -94,34 +94,6 @@ func constrains(kw string, d7 bool) bool {
 	return asserts(kw, d7) || kw == "format"
 }
 
-type position uint8
-
-const (
-	posData position = iota // a value, not a schema (const, enum, bounds, …)
-	posSchema
-	posList
-	posMap
-)
-
-// schemaPosition tells where a keyword's value holds subschemas.
-func schemaPosition(kw string, d7 bool, v any) position {
-	switch kw {
-	case "additionalProperties", "unevaluatedProperties", "additionalItems", "unevaluatedItems",
-		"contains", "propertyNames", "not", "if", "then", "else", "contentSchema":
-		return posSchema
-	case "items":
-		if _, isList := v.([]any); isList && d7 {
-			return posList
-		}
-		return posSchema
-	case "allOf", "anyOf", "oneOf", "prefixItems":
-		return posList
-	case "properties", "patternProperties", "dependentSchemas", "dependencies", "$defs", "definitions":
-		return posMap
-	}
-	return posData
-}
-
 // numericKeywords take a number; a target value we cannot read exactly is
 // reported rather than dropped.
 var numericKeywords = []string{

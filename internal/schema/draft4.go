@@ -29,13 +29,19 @@ var notDraft4 = map[string]bool{
 	"contentMediaType": true, "contentEncoding": true,
 }
 
-// draft4Subschemas is where draft-04 holds subschemas (the validator's
-// Draft4 subschema paths).
-var draft4Subschemas = map[string]schemaPosition{
-	"not": holdsSchema, "additionalProperties": holdsSchema, "additionalItems": holdsSchema,
-	"items": holdsSchemaList, "allOf": holdsSchemaList, "anyOf": holdsSchemaList, "oneOf": holdsSchemaList,
-	"definitions": holdsSchemaMap, "properties": holdsSchemaMap, "patternProperties": holdsSchemaMap,
-	"dependencies": holdsSchemaMap,
+// draft4Applicators are the keywords of the subschema-position table
+// (PositionOf) that draft-04 has (the validator's Draft4 subschema paths).
+var draft4Applicators = map[string]bool{
+	"not": true, "additionalProperties": true, "additionalItems": true,
+	"items": true, "allOf": true, "anyOf": true, "oneOf": true,
+	"definitions": true, "properties": true, "patternProperties": true, "dependencies": true,
+}
+
+func draft4Position(kw string, v any) Position {
+	if !draft4Applicators[kw] {
+		return NotSchema
+	}
+	return PositionOf(kw, v)
 }
 
 // fromDraft4 returns the draft-07 reading of the draft-04 document doc,
@@ -54,26 +60,23 @@ func draft4Schema(v any, ptr string, targets map[string]bool) any {
 	out := make(map[string]any, len(obj))
 	for k, val := range obj {
 		here := ptr + "/" + EscapeToken(k)
+		pos := draft4Position(k, val)
 		switch {
 		case notDraft4[k]:
 		case k == "id":
 			out["$id"] = val
 		case k == "$schema":
 			out[k] = "http://json-schema.org/draft-07/schema#"
-		case draft4Subschemas[k] == holdsSchema:
+		case pos == Subschema:
 			out[k] = draft4Schema(val, here, targets)
-		case draft4Subschemas[k] == holdsSchemaList:
-			list, isList := val.([]any)
-			if !isList {
-				out[k] = draft4Schema(val, here, targets)
-				continue
-			}
+		case pos == SchemaList:
+			list := val.([]any)
 			cp := make([]any, len(list))
 			for i, e := range list {
 				cp[i] = draft4Schema(e, here+"/"+strconv.Itoa(i), targets)
 			}
 			out[k] = cp
-		case draft4Subschemas[k] == holdsSchemaMap:
+		case pos == SchemaMap:
 			m, isMap := val.(map[string]any)
 			if !isMap {
 				out[k] = val

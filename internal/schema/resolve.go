@@ -149,20 +149,16 @@ func collectResources(v any, ptr string, base *url.URL, out []resource) ([]resou
 	var err error
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		here := ptr + "/" + EscapeToken(k)
-		switch anchorScope[k] {
-		case holdsSchema:
+		switch PositionOf(k, obj[k]) {
+		case Subschema:
 			out, err = collectResources(obj[k], here, base, out)
-		case holdsSchemaList:
-			if list, isList := obj[k].([]any); isList {
-				for i, e := range list {
-					if out, err = collectResources(e, here+"/"+strconv.Itoa(i), base, out); err != nil {
-						return nil, err
-					}
+		case SchemaList:
+			for i, e := range obj[k].([]any) {
+				if out, err = collectResources(e, here+"/"+strconv.Itoa(i), base, out); err != nil {
+					return nil, err
 				}
-			} else {
-				out, err = collectResources(obj[k], here, base, out)
 			}
-		case holdsSchemaMap:
+		case SchemaMap:
 			m, _ := obj[k].(map[string]any)
 			for _, n := range slices.Sorted(maps.Keys(m)) {
 				if out, err = collectResources(m[n], here+"/"+EscapeToken(n), base, out); err != nil {
@@ -207,24 +203,18 @@ func findAnchorIn(v any, name, pointer string, scoped, top bool) (string, bool) 
 	}
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		here := pointer + "/" + EscapeToken(k)
-		switch anchorScope[k] {
-		case holdsSchema:
+		switch PositionOf(k, obj[k]) {
+		case Subschema:
 			if p, ok := findAnchorIn(obj[k], name, here, scoped, false); ok {
 				return p, true
 			}
-		case holdsSchemaList:
-			list, _ := obj[k].([]any)
-			for i, e := range list {
+		case SchemaList:
+			for i, e := range obj[k].([]any) {
 				if p, ok := findAnchorIn(e, name, here+"/"+strconv.Itoa(i), scoped, false); ok {
 					return p, true
 				}
 			}
-			if _, isList := obj[k].([]any); !isList && k == "items" {
-				if p, ok := findAnchorIn(obj[k], name, here, scoped, false); ok {
-					return p, true
-				}
-			}
-		case holdsSchemaMap:
+		case SchemaMap:
 			m, _ := obj[k].(map[string]any)
 			for _, n := range slices.Sorted(maps.Keys(m)) {
 				if p, ok := findAnchorIn(m[n], name, here+"/"+EscapeToken(n), scoped, false); ok {
@@ -234,26 +224,4 @@ func findAnchorIn(v any, name, pointer string, scoped, top bool) (string, bool) 
 		}
 	}
 	return "", false
-}
-
-type schemaPosition uint8
-
-const (
-	notSchema schemaPosition = iota
-	holdsSchema
-	holdsSchemaList // items is a schema in 2020-12 and may be a list in draft-07
-	holdsSchemaMap
-)
-
-// anchorScope lists the keywords whose values are (or contain) subschemas.
-var anchorScope = map[string]schemaPosition{
-	"additionalProperties": holdsSchema, "unevaluatedProperties": holdsSchema,
-	"additionalItems": holdsSchema, "unevaluatedItems": holdsSchema,
-	"contains": holdsSchema, "propertyNames": holdsSchema, "not": holdsSchema,
-	"if": holdsSchema, "then": holdsSchema, "else": holdsSchema, "contentSchema": holdsSchema,
-	"items": holdsSchemaList, "prefixItems": holdsSchemaList,
-	"allOf": holdsSchemaList, "anyOf": holdsSchemaList, "oneOf": holdsSchemaList,
-	"$defs": holdsSchemaMap, "definitions": holdsSchemaMap, "properties": holdsSchemaMap,
-	"patternProperties": holdsSchemaMap, "dependentSchemas": holdsSchemaMap,
-	"dependencies": holdsSchemaMap,
 }

@@ -83,7 +83,7 @@ func load(doc any) (*Schema, error) {
 		return nil, err
 	}
 	w := walker{schemas: map[string]bool{}}
-	if err := w.walk(doc, "", holdsSchema); err != nil {
+	if err := w.walk(doc, "", Subschema); err != nil {
 		return nil, err
 	}
 	canon, err := Canonical(doc)
@@ -137,7 +137,7 @@ func load(doc any) (*Schema, error) {
 		}
 		if !w.schemas[landed] {
 			target, _ := lookup(doc, landed)
-			if err := w.walk(target, landed, holdsSchema); err != nil {
+			if err := w.walk(target, landed, Subschema); err != nil {
 				return nil, err
 			}
 		}

@@ -16,7 +16,7 @@ type refAt struct{ keyword, ref, at string }
 // $recursiveRef) stays inside the document. Only a subschema holds
 // references: the values of const, enum, default, examples and of unknown
 // keywords are data, where {"$ref": …} is an object like any other.
-// The walk follows anchorScope, the one table of where subschemas sit.
+// The walk follows the table of subschema positions (PositionOf).
 type walker struct {
 	objects     int
 	refs        []refAt
@@ -24,34 +24,34 @@ type walker struct {
 	schemas     map[string]bool // pointers walked as subschemas
 }
 
-func (w *walker) walk(v any, pointer string, role schemaPosition) error {
+func (w *walker) walk(v any, pointer string, role Position) error {
 	switch v := v.(type) {
 	case map[string]any:
 		w.objects++
 		if w.objects > MaxSubschemas {
 			return &Error{Kind: ErrTooManyNodes, Detail: fmt.Sprintf("more than %d objects", MaxSubschemas)}
 		}
-		if role == holdsSchema || role == holdsSchemaList {
+		if role == Subschema {
 			w.schemas[pointer] = true
 			w.references(v, pointer)
 		}
 		// Sorted, so that of two problems the same one is always reported.
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			child := notSchema
+			child := NotSchema
 			switch role {
-			case holdsSchema, holdsSchemaList:
-				child = anchorScope[k]
-			case holdsSchemaMap:
-				child = holdsSchema
+			case Subschema:
+				child = PositionOf(k, v[k])
+			case SchemaMap:
+				child = Subschema
 			}
 			if err := w.walk(v[k], pointer+"/"+EscapeToken(k), child); err != nil {
 				return err
 			}
 		}
 	case []any:
-		child := notSchema
-		if role == holdsSchemaList {
-			child = holdsSchema
+		child := NotSchema
+		if role == SchemaList {
+			child = Subschema
 		}
 		for i, e := range v {
 			if err := w.walk(e, pointer+"/"+strconv.Itoa(i), child); err != nil {
