@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"embed"
+	"encoding/json"
 	"errors"
 	"html/template"
 	"io/fs"
@@ -41,9 +42,13 @@ const Prefix = "/console"
 // to it: no script at all, no frames, no remote asset.
 const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-// Validator type-checks a composition; *composition.Validator implements it.
-type Validator interface {
-	Validate(ctx context.Context, c *composition.Composition) (*composition.Result, error)
+// Requests reads what a pending request asks for; *oauth.Service
+// implements it.
+type Requests interface {
+	// RequestedComposition is the composition document an
+	// authorization_details parameter names: inline, or a stored
+	// composition's definition.
+	RequestedComposition(ctx context.Context, details string) (json.RawMessage, error)
 }
 
 // Config is every dependency of the console.
@@ -52,7 +57,8 @@ type Config struct {
 	Approvals approval.Store
 	Clients   clients.Getter
 	Registry  registry.Store
-	Validator Validator
+	Validator composition.Validates
+	Requests  Requests
 	Audit     audit.Store
 	// Revalidator checks a composition again when a person approves it.
 	Revalidator approval.Revalidator
@@ -83,7 +89,7 @@ func New(cfg Config) http.Handler {
 		cfg.SignIns = users.NewThrottle()
 	}
 	c := &console{cfg: cfg, pages: map[string]*template.Template{},
-		draw: &drawer{validator: cfg.Validator, registry: cfg.Registry}}
+		draw: &drawer{validator: cfg.Validator, requests: cfg.Requests, registry: cfg.Registry}}
 	funcs := template.FuncMap{"time": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") }}
 	for _, page := range []string{"signin", "approvals", "activity"} {
 		c.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/graph.html", "templates/"+page+".html"))

@@ -11,7 +11,6 @@ import (
 	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/composition"
 	"github.com/typeward/typeward/internal/grading"
-	"github.com/typeward/typeward/internal/oauth"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/verdict"
 )
@@ -56,7 +55,8 @@ type gedge struct {
 
 // drawer builds graphs with the registry and the validator.
 type drawer struct {
-	validator Validator
+	validator composition.Validates
+	requests  Requests
 	registry  registry.Store
 }
 
@@ -64,27 +64,21 @@ type drawer struct {
 // names, validated now against the registry and graded under the
 // requesting client's validation mode.
 func (d *drawer) fromDetails(ctx context.Context, details string, mode grading.Mode) *graph {
-	cr, err := oauth.ParseAuthorizationDetails(details)
+	doc, err := d.requests.RequestedComposition(ctx, details)
 	if err != nil {
 		return &graph{Problem: err.Error()}
-	}
-	doc := []byte(cr.Inline)
-	if cr.ID != "" {
-		if doc, err = d.registry.Definition(ctx, cr.ID); err != nil {
-			return &graph{Problem: "stored composition " + cr.ID + ": " + err.Error()}
-		}
 	}
 	return d.fromDocument(ctx, doc, mode)
 }
 
 // fromDocument draws a composition, its issues graded under mode.
 func (d *drawer) fromDocument(ctx context.Context, doc json.RawMessage, mode grading.Mode) *graph {
-	c, err := composition.Parse(doc)
-	if err != nil {
+	c, res, err := composition.Validate(ctx, d.validator, doc, nil)
+	var malformed *composition.ParseError
+	switch {
+	case errors.As(err, &malformed):
 		return &graph{Problem: err.Error()}
-	}
-	res, err := d.validator.Validate(ctx, c)
-	if err != nil {
+	case err != nil:
 		return &graph{Problem: "validation failed: " + err.Error()}
 	}
 	return d.layout(ctx, c, res.Under(mode))

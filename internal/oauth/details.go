@@ -2,11 +2,14 @@ package oauth
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/typeward/typeward/internal/composition"
+	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/verify"
 )
 
@@ -95,4 +98,30 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// RequestedComposition is the composition document an
+// authorization_details parameter names, for a drawing of it (the
+// console's of a pending request).
+func (s *Service) RequestedComposition(ctx context.Context, details string) (json.RawMessage, error) {
+	cr, err := ParseAuthorizationDetails(details)
+	if err != nil {
+		return nil, err
+	}
+	return s.document(ctx, cr)
+}
+
+// document is the composition document a request names: inline, or the
+// definition of the stored composition it names.
+func (s *Service) document(ctx context.Context, cr CompositionRequest) (json.RawMessage, error) {
+	if cr.ID == "" {
+		return cr.Inline, nil
+	}
+	stored, err := s.Compositions.Composition(ctx, cr.ID)
+	if errors.Is(err, registry.ErrNotFound) {
+		return nil, badRequest(CodeInvalidAuthorizationDetails, "no stored composition named "+truncate(cr.ID, 128))
+	} else if err != nil {
+		return nil, serverError(err)
+	}
+	return stored.Definition, nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/composition"
-	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
@@ -48,18 +47,16 @@ func (s *Service) validation(ctx context.Context, client *clients.Client, detail
 		v, err = s.validate(ctx, client, cr.Inline, caches.inline, details, gen, registryGen)
 		return v, false, err
 	}
-	stored, err := s.Compositions.Composition(ctx, cr.ID)
-	if errors.Is(err, registry.ErrNotFound) {
-		return nil, false, badRequest(CodeInvalidAuthorizationDetails, "no stored composition named "+truncate(cr.ID, 128))
-	} else if err != nil {
-		return nil, false, serverError(err)
+	definition, err := s.document(ctx, cr)
+	if err != nil {
+		return nil, false, err
 	}
-	key := string(stored.Definition)
+	key := string(definition)
 	gen = caches.stored.Generation()
 	if v, ok := caches.stored.Get(key); ok {
 		return v, true, nil
 	}
-	v, err = s.validate(ctx, client, stored.Definition, caches.stored, key, gen, registryGen)
+	v, err = s.validate(ctx, client, definition, caches.stored, key, gen, registryGen)
 	return v, false, err
 }
 

@@ -3,6 +3,7 @@ package server_test
 import (
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 )
@@ -64,5 +65,43 @@ func TestConsoleNoticeIsNotFromTheURL(t *testing.T) {
 		if page := string(b.send(http.MethodGet, "/console/approvals?done="+done, nil).body); !strings.Contains(page, "Request "+done+".") {
 			t.Errorf("done=%s: no notice", done)
 		}
+	}
+}
+
+// TestConsoleDrawsAStoredComposition: a pending request naming a stored
+// composition (composition_id) is drawn from the stored definition, which
+// the console reads through the authorization server's one reading of
+// authorization_details (oauth.Service.RequestedComposition).
+func TestConsoleDrawsAStoredComposition(t *testing.T) {
+	for _, m := range []mode{embedded, database} {
+		t.Run(string(m), func(t *testing.T) {
+			t.Parallel()
+			h := cibaHarness(t, m)
+			admin := h.adminToken()
+			registerExamples(t, h, admin)
+			doc, err := os.ReadFile("../../examples/pipeline-valid.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := h.admin(http.MethodPut, "/admin/v1/compositions/nightly", admin, doc); r.status != http.StatusOK {
+				t.Fatalf("store nightly: %d %s", r.status, r.body)
+			}
+			c := h.createClient(admin, map[string]any{"client_name": "stored runner", "allowed_tools": []string{"*"},
+				"allowed_audiences": []string{routerAud}, "approval": "always"})
+			details := `[{"type":"mcp_composition","composition_id":"nightly"}]`
+			if r := h.postForm("/oauth2/bc-authorize", c.ID, c.Secret, url.Values{"authorization_details": {details}}); r.status != http.StatusOK {
+				t.Fatalf("bc-authorize: %d %s", r.status, r.body)
+			}
+			b := newBrowser(h)
+			if r := b.signIn(t, consolePassword); r.status != http.StatusSeeOther {
+				t.Fatalf("sign-in: %d", r.status)
+			}
+			page := string(b.send(http.MethodGet, "/console/approvals", nil).body)
+			for _, want := range []string{"<title>q: db_query v1", "<title>stats: aggregate_stats v1", "<title>mail: email_send v1"} {
+				if !strings.Contains(page, want) {
+					t.Errorf("the approvals page lacks %q:\n%s", want, page)
+				}
+			}
+		})
 	}
 }

@@ -204,7 +204,7 @@ func (s *Server) wire(ctx context.Context) error {
 		Admin: &httpapi.Admin{Tokens: svc, Registry: st.registry, Validator: validator, Clients: st.clients,
 			Hasher: st.hasher, Keys: s.keyring, Audit: st.audit},
 		Console: console.New(console.Config{Users: st.users, Approvals: st.approvals, Clients: st.clients,
-			Registry: st.registry, Validator: validator, Audit: st.audit, Revalidator: svc, Secure: strings.HasPrefix(cfg.Issuer, "https://"), Log: s.log}),
+			Registry: st.registry, Validator: validator, Requests: svc, Audit: st.audit, Revalidator: svc, Secure: strings.HasPrefix(cfg.Issuer, "https://"), Log: s.log}),
 		Metrics:        s.metrics,
 		Log:            s.log,
 		OAuthBodyLimit: cfg.OAuthBodyLimit,
