@@ -28,6 +28,7 @@ var commands = []struct {
 	{"route", "run the MCP router that enforces composition tokens in front of one MCP server", newRouteCommand},
 	{"healthcheck", "exit 0 when a typeward answers 200 on its health URL (the container HEALTHCHECK)", newHealthcheckCommand},
 	{"clients", "create, list, update (--approval, --validation) or disable OAuth clients in the database (DATABASE_URL)", newClientsCommand},
+	{"resources", "add, list or delete the protected resources hosts without admin-set audiences may ask for (DATABASE_URL)", newResourcesCommand},
 	{"users", "add a console user: users add NAME --role approver|operator (DATABASE_URL)", newUsersCommand},
 	{"tools", "check a tools/list for drift against the approved one; fetch or import tools/lists", newToolsCommand},
 	{"migrate", "apply pending database migrations (DATABASE_URL)", newMigrateCommand},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/typeward/typeward/internal/grading"
+	"github.com/typeward/typeward/internal/resources"
 )
 
 // Registration is the RFC 7591-style client metadata of a create request.
@@ -46,7 +46,6 @@ const (
 	maxTools        = 200
 	maxAudiences    = 50
 	maxScopes       = 50
-	maxAudienceLen  = 2048
 	maxScopeLen     = 200
 	maxGrantTypes   = 8
 	toolScopePrefix = "mcp:tool:"
@@ -111,7 +110,7 @@ func (r *Registration) Validate() error {
 	}
 	eachUnique(r.AllowedAudiences, "/allowed_audiences", add, validateAudience)
 	for i, a := range r.AllowedAudiences {
-		if r.Issuer != "" && strings.TrimSuffix(a, "/") == strings.TrimSuffix(r.Issuer, "/") {
+		if resources.IsIssuer(a, r.Issuer) {
 			add(fmt.Sprintf("/allowed_audiences/%d", i), "%q is this server's issuer: tokens for typeward itself are not a client's to ask for", a)
 		}
 	}
@@ -181,21 +180,8 @@ func eachUnique(values []string, field string, add func(string, string, ...any),
 	}
 }
 
-// validateAudience accepts an absolute http(s) URI without fragment, the
-// form RFC 8707 requires of a resource.
-func validateAudience(a string) error {
-	if len(a) > maxAudienceLen {
-		return fmt.Errorf("is longer than %d characters", maxAudienceLen)
-	}
-	u, err := url.Parse(a)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return fmt.Errorf("is not an absolute http(s) URI")
-	}
-	if strings.Contains(a, "#") {
-		return fmt.Errorf("has a fragment, which RFC 8707 forbids")
-	}
-	return nil
-}
+// validateAudience is the one rule for a resource URI (RFC 8707).
+func validateAudience(a string) error { return resources.CheckURI(a) }
 
 // validateScope accepts an RFC 6749 §3.3 scope-token that does not claim a
 // tool: tool scopes come only from a validated composition.

@@ -21,6 +21,7 @@ import (
 	"github.com/typeward/typeward/internal/oauth"
 	"github.com/typeward/typeward/internal/outage"
 	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/resources"
 )
 
 // KeyAdmin is the signing-key management the admin API exposes;
@@ -41,6 +42,8 @@ type Admin struct {
 	Hasher    *clients.Hasher
 	Keys      KeyAdmin
 	Audit     audit.Store
+	// Resources is the server's protected-resource list.
+	Resources *resources.List
 	Now       func() time.Time
 
 	log *slog.Logger
@@ -124,14 +127,14 @@ func adminProblem(err error) *Problem {
 		return p
 	case errors.As(err, &parse):
 		return problem(http.StatusBadRequest, parse.Error())
-	case errors.Is(err, registry.ErrNotFound), errors.Is(err, clients.ErrNotFound):
+	case errors.Is(err, registry.ErrNotFound), errors.Is(err, clients.ErrNotFound), errors.Is(err, resources.ErrNotFound):
 		return problem(http.StatusNotFound, err.Error())
-	case errors.Is(err, registry.ErrConflict), errors.Is(err, clients.ErrConflict):
+	case errors.Is(err, registry.ErrConflict), errors.Is(err, clients.ErrConflict), errors.Is(err, resources.ErrConflict):
 		return problem(http.StatusConflict, err.Error())
 	case errors.Is(err, registry.ErrAmbiguous):
 		return problem(http.StatusConflict, err.Error())
 	case errors.Is(err, registry.ErrInvalidDeclaration), errors.Is(err, registry.ErrInvalidComposition),
-		errors.Is(err, registry.ErrToolsFile), errors.Is(err, audit.ErrInvalidQuery):
+		errors.Is(err, registry.ErrToolsFile), errors.Is(err, audit.ErrInvalidQuery), errors.Is(err, resources.ErrInvalid):
 		return problem(http.StatusBadRequest, err.Error())
 	}
 	return internalProblem(err)

@@ -141,6 +141,10 @@ func NewRouter(cfg Config) http.Handler {
 		r.Patch("/clients/{id}", ad.updateClient)
 		r.Post("/clients/{id}/disable", ad.disableClient)
 
+		r.Get("/resources", ad.listResources)
+		r.Post("/resources", ad.addResource)
+		r.Delete("/resources", ad.deleteResource)
+
 		r.Get("/keys", ad.listKeys)
 		r.Post("/keys:rotate", ad.rotateKeys)
 

@@ -4,12 +4,14 @@
 package server
 
 import (
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/netip"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +19,7 @@ import (
 	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/keys"
+	"github.com/typeward/typeward/internal/resources"
 	"github.com/typeward/typeward/internal/users"
 )
 
@@ -83,6 +86,11 @@ const (
 	EnvClientFailureRate   = "TYPEWARD_CLIENT_FAILURE_RATE"
 	EnvClientFailureBurst  = "TYPEWARD_CLIENT_FAILURE_BURST"
 	EnvTrustedProxies      = "TYPEWARD_TRUSTED_PROXIES"
+	EnvResources           = "TYPEWARD_RESOURCES"
+	EnvRegistration        = "TYPEWARD_REGISTRATION"
+	EnvCIMDCAFile          = "TYPEWARD_CIMD_CA_FILE"
+	EnvCIMDAllowLoopback   = "TYPEWARD_CIMD_ALLOW_LOOPBACK"
+	EnvCIMDTrustedDomains  = "TYPEWARD_CIMD_TRUSTED_DOMAINS"
 	// Secrets: environment only.
 	EnvKEK               = "TYPEWARD_KEY_ENCRYPTION_KEY"
 	EnvPepper            = "TYPEWARD_CLIENT_SECRET_PEPPER"
@@ -90,6 +98,13 @@ const (
 	EnvAdminClientSecret = clients.AdminClientSecretEnv
 	EnvConsoleUser       = "TYPEWARD_CONSOLE_USER"
 	EnvConsolePassword   = "TYPEWARD_CONSOLE_PASSWORD"
+)
+
+// The values of --registration.
+const (
+	RegistrationOpen  = "open"
+	RegistrationToken = "token"
+	RegistrationOff   = "off"
 )
 
 // Config is a validated configuration.
@@ -132,6 +147,20 @@ type Config struct {
 	DrainDelay time.Duration
 	// MetricsAddr is the operator listener serving /metrics ("": none).
 	MetricsAddr string
+	// Resources are the static protected resources (--resources), besides
+	// those the store lists.
+	Resources []string
+	// Registration is who may use dynamic client registration:
+	// RegistrationOpen, RegistrationToken or RegistrationOff (the default
+	// of the mode when unset: open embedded, off with a database).
+	Registration string
+	// CIMD configures the fetching of client ID metadata documents:
+	// CIMDRoots (from --cimd-ca-file) replaces the system roots and
+	// CIMDAllowLoopback admits 127.0.0.1 documents, for tests only.
+	CIMDCAFile         string
+	CIMDRoots          *x509.CertPool
+	CIMDAllowLoopback  bool
+	CIMDTrustedDomains []string
 
 	// From the environment only (secrets).
 	// KEK encrypts signing keys at rest; required with a database.
@@ -196,6 +225,11 @@ func (c *Config) bind(b *binder) {
 	b.duration(&c.CIBAInterval, "ciba-interval", EnvCIBAInterval, approval.DefaultInterval, "least time between two polls of a backchannel (CIBA) request, 1s to 60s")
 	b.duration(&c.DrainDelay, "drain-delay", EnvDrainDelay, DefaultDrainDelay, "on SIGTERM, report not ready and keep serving this long before closing the listener, 0 to 30s")
 	b.str(&c.MetricsAddr, "metrics-addr", EnvMetricsAddr, DefaultMetricsAddr, "operator listener for /metrics, `host:port` (empty: no metrics listener); never the public one")
+	b.list(&c.Resources, "resources", EnvResources, "comma-separated protected resource `URIs` that clients without admin-set audiences (metadata documents, registered hosts) may ask for, besides those the admin API lists")
+	b.str(&c.Registration, "registration", EnvRegistration, "", "dynamic client registration (RFC 7591): open, token (an initial access token from the admin API) or off (default open embedded, off with a database)")
+	b.str(&c.CIMDCAFile, "cimd-ca-file", EnvCIMDCAFile, "", "PEM `file` of the only CAs trusted when fetching client ID metadata documents (tests; default the system roots)")
+	b.boolean(&c.CIMDAllowLoopback, "cimd-allow-loopback", EnvCIMDAllowLoopback, false, "let client ID metadata documents come from loopback addresses (tests only; private addresses stay refused)")
+	b.list(&c.CIMDTrustedDomains, "cimd-trusted-domains", EnvCIMDTrustedDomains, "comma-separated `domains`: client ID metadata documents only from these hosts and their subdomains (default any public host)")
 	b.duration(&c.RequestTimeout, "request-timeout", EnvRequestTimeout, DefaultRequestTimeout, "server-side deadline of every request, 1s to 25s; past it the answer is 503")
 }
 
@@ -305,6 +339,33 @@ func (c *Config) validate() []error {
 	}
 	if c.RequestTimeout < MinRequestTimeout || c.RequestTimeout > MaxRequestTimeout {
 		bad("--request-timeout %s: want a duration from %s to %s", c.RequestTimeout, MinRequestTimeout, MaxRequestTimeout)
+	}
+	if _, err := resources.ParseStatic(c.Resources, c.Issuer); err != nil {
+		bad("--resources: %v", err)
+	}
+	switch c.Registration {
+	case "":
+		c.Registration = RegistrationOff
+		if c.Embedded() {
+			c.Registration = RegistrationOpen
+		}
+	case RegistrationOpen, RegistrationToken, RegistrationOff:
+	default:
+		bad("--registration %q: want open, token or off", c.Registration)
+	}
+	if c.CIMDCAFile != "" {
+		pem, err := os.ReadFile(c.CIMDCAFile)
+		c.CIMDRoots = x509.NewCertPool()
+		if err != nil {
+			bad("--cimd-ca-file: %v", err)
+		} else if !c.CIMDRoots.AppendCertsFromPEM(pem) {
+			bad("--cimd-ca-file %s: no PEM certificate in it", c.CIMDCAFile)
+		}
+	}
+	for _, d := range c.CIMDTrustedDomains {
+		if strings.ContainsAny(d, "/:@ ") || strings.Trim(d, ".") == "" {
+			bad("--cimd-trusted-domains: %q is not a domain name", d)
+		}
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -37,6 +37,23 @@ func TestParseConfigDefaults(t *testing.T) {
 	}
 }
 
+// TestRegistrationDefaultsByMode: dynamic registration is open on the
+// embedded default, a developer's machine, and off with a database
+// unless the operator opens it.
+func TestRegistrationDefaultsByMode(t *testing.T) {
+	c, err := ParseConfig(nil, env(nil), io.Discard)
+	if err != nil || c.Registration != RegistrationOpen {
+		t.Errorf("embedded: %q, %v; want open", c.Registration, err)
+	}
+	db := map[string]string{EnvDatabaseURL: "postgres://db/x", EnvKEK: key32, EnvPepper: key32}
+	if c, err = ParseConfig(nil, env(db), io.Discard); err != nil || c.Registration != RegistrationOff {
+		t.Errorf("database: %q, %v; want off", c.Registration, err)
+	}
+	if c, err = ParseConfig([]string{"--registration", "token"}, env(db), io.Discard); err != nil || c.Registration != RegistrationToken {
+		t.Errorf("database with --registration token: %q, %v", c.Registration, err)
+	}
+}
+
 func TestParseConfigFlagsOverEnvironment(t *testing.T) {
 	c, err := ParseConfig([]string{"--addr", "127.0.0.1:9000", "--token-ttl", "10m", "--migrate"}, env(map[string]string{
 		EnvAddr: "127.0.0.1:7000", EnvIssuer: "https://auth.example.com/", EnvTokenTTL: "2m",
@@ -166,6 +183,14 @@ func TestParseConfigBounds(t *testing.T) {
 		{[]string{"--rate-burst", "0"}, nil, "--rate-burst 0: want a positive integer"},
 		{[]string{"--addr", "127.0.0.1:70000"}, nil, "port must be 0 to 65535"},
 		{[]string{"--issuer", "https://a.example/?q=1"}, nil, "without query or fragment"},
+		{[]string{"--resources", "https://r.example/mcp,http://127.0.0.1:1/mcp"}, nil, ""},
+		{[]string{"--resources", "r.example/mcp"}, nil, `--resources: invalid protected resource: resource "r.example/mcp" is not an absolute http(s) URI`},
+		{[]string{"--resources", "http://127.0.0.1:8080"}, nil, "is this server's issuer"},
+		{[]string{"--registration", "open"}, nil, ""},
+		{[]string{"--registration", "sometimes"}, nil, `--registration "sometimes": want open, token or off`},
+		{[]string{"--cimd-ca-file", "/nonexistent/ca.pem"}, nil, "--cimd-ca-file: open /nonexistent/ca.pem"},
+		{[]string{"--cimd-ca-file", "config_test.go"}, nil, "no PEM certificate in it"},
+		{[]string{"--cimd-trusted-domains", "example.com,https://x"}, nil, `"https://x" is not a domain name`},
 	}
 	for _, tt := range tests {
 		_, err := ParseConfig(tt.args, env(tt.env), io.Discard)

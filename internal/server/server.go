@@ -202,7 +202,7 @@ func (s *Server) wire(ctx context.Context) error {
 		JWKS:     s.keyring,
 		Ready:    s.ready,
 		Admin: &httpapi.Admin{Tokens: svc, Registry: st.registry, Validator: validator, Clients: st.clients,
-			Hasher: st.hasher, Keys: s.keyring, Audit: st.audit},
+			Hasher: st.hasher, Keys: s.keyring, Audit: st.audit, Resources: s.protectedResources()},
 		Console: console.New(console.Config{Users: st.users, Approvals: st.approvals, Clients: st.clients,
 			Registry: st.registry, Validator: validator, Requests: svc, Audit: st.audit, Revalidator: svc, Secure: strings.HasPrefix(cfg.Issuer, "https://"), Log: s.log}),
 		Metrics:        s.metrics,

@@ -12,6 +12,7 @@ import (
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/keys"
 	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/resources"
 	"github.com/typeward/typeward/internal/revocation"
 	"github.com/typeward/typeward/internal/store/memory"
 	"github.com/typeward/typeward/internal/store/postgres"
@@ -31,6 +32,7 @@ type stores struct {
 	keys        keys.Store
 	approvals   approval.Store
 	users       users.Store
+	resources   resources.Store
 	kek         *keys.KEK
 	hasher      *clients.Hasher
 
@@ -50,7 +52,7 @@ func openMemory() (*stores, error) {
 	return &stores{
 		registry: reg, clients: memory.NewClients(), replay: memory.NewAssertionReplay(),
 		revocations: memory.NewRevocations(), audit: memory.NewAudit(MemoryAuditCapacity),
-		keys: memory.NewKeys(), approvals: memory.NewApprovals(), users: memory.NewUsers(), kek: kek, hasher: clients.NewRandomHasher(), watch: reg.Watch,
+		keys: memory.NewKeys(), approvals: memory.NewApprovals(), users: memory.NewUsers(), resources: memory.NewResources(), kek: kek, hasher: clients.NewRandomHasher(), watch: reg.Watch,
 	}, nil
 }
 
@@ -97,7 +99,7 @@ func newPostgresStores(db *postgres.DB, kek *keys.KEK, hasher *clients.Hasher) *
 	return &stores{
 		registry: reg, clients: postgres.NewClients(db), replay: postgres.NewAssertionReplay(db),
 		revocations: postgres.NewRevocations(db), audit: postgres.NewAudit(db),
-		keys: postgres.NewKeys(db), approvals: postgres.NewApprovals(db), users: postgres.NewUsers(db), kek: kek, hasher: hasher, db: db, watch: reg.Watch,
+		keys: postgres.NewKeys(db), approvals: postgres.NewApprovals(db), users: postgres.NewUsers(db), resources: postgres.NewResources(db), kek: kek, hasher: hasher, db: db, watch: reg.Watch,
 	}
 }
 
