@@ -10,12 +10,14 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/schemaview"
 )
 
 // generator builds candidates from the source document. It keeps, per
 // search, the candidate lists of the subschemas it has visited.
 type generator struct {
 	doc    *schema.Schema
+	sv     schemaview.View
 	draft7 bool
 	rnd    *rand.Rand
 	run    *run
@@ -55,6 +57,7 @@ func limitAt(depth int) int {
 func newGenerator(doc *schema.Schema, rnd *rand.Rand, r *run) *generator {
 	return &generator{
 		doc:      doc,
+		sv:       schemaview.Of(doc),
 		draft7:   doc.Dialect == schema.Draft7,
 		rnd:      rnd,
 		run:      r,

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/typeward/typeward/internal/schema"
+	"github.com/typeward/typeward/internal/schemaview"
 )
 
 // node is a subschema and its JSON pointer in the source document.
@@ -44,20 +45,19 @@ func (g *generator) expand(n node, hops int) []conj {
 
 func (g *generator) expandObject(n node, m map[string]any, hops int) []conj {
 	alts := []conj{{n}}
-	for _, kw := range []string{"$ref", "$dynamicRef"} {
-		ref, ok := m[kw].(string)
-		if !ok || hops >= maxRefHops {
-			continue
+	if hops < maxRefHops {
+		// The references that apply where they are static, in the
+		// dialect's rules (schemaview.View.InPlace, the checker's reading).
+		in := g.sv.InPlace(schemaview.NewSub(m, n.ptr), schemaview.FollowRef|schemaview.FollowDynamicRef)
+		if in.Replaced { // draft-07: a $ref's siblings are ignored
+			if !in.HasRef {
+				return []conj{{}} // a target the validator holds: nothing known
+			}
+			return g.expand(node{in.Ref.V, in.Ref.Ptr}, hops+1)
 		}
-		target, ptr, err := g.doc.ResolveFrom(n.ptr, ref)
-		if err != nil {
-			continue
+		for _, r := range in.Refs() {
+			alts = cross(alts, g.expand(node{r.V, r.Ptr}, hops+1))
 		}
-		sub := g.expand(node{target, ptr}, hops+1)
-		if g.draft7 && kw == "$ref" {
-			return sub // draft-07: a $ref's siblings are ignored
-		}
-		alts = cross(alts, sub)
 	}
 	if list, ok := m["allOf"].([]any); ok {
 		for i, b := range list {
@@ -377,8 +377,8 @@ func (g *generator) mergeObject(v *view, n node, m map[string]any) {
 	}
 	for _, kw := range []string{"dependentRequired", "dependencies"} {
 		deps, ok := m[kw].(map[string]any)
-		if !ok {
-			continue
+		if !ok || (kw == "dependentRequired" && g.draft7) {
+			continue // dependentRequired is not a draft-07 keyword
 		}
 		for _, name := range slices.Sorted(maps.Keys(deps)) {
 			list, isList := deps[name].([]any)
