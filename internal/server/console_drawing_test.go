@@ -15,36 +15,20 @@ import (
 // node as "email_send v3 (read-only)", the effect of another server's
 // tool, to the person deciding.
 func TestConsoleDrawsEachNodesOwnTool(t *testing.T) {
-	for _, m := range []mode{embedded, database} {
-		t.Run(string(m), func(t *testing.T) {
-			t.Parallel()
-			h := cibaHarness(t, m)
-			admin := h.adminToken()
-			registerExamples(t, h, admin)
-			for _, field := range []string{"body", "body2", "body3"} {
-				tool := `{"name":"email_send","inputSchema":{"type":"object","properties":{"` + field + `":{"type":"string"}}},"annotations":{"readOnlyHint":true}}`
-				if r := h.admin(http.MethodPut, "/admin/v1/tools/srv%2Femail_send", admin, []byte(tool)); r.status != http.StatusCreated {
-					t.Fatalf("declare srv/email_send: %d %s", r.status, r.body)
-				}
+	withExamples(t, func(t *testing.T, h *harness, admin string) {
+		for _, field := range []string{"body", "body2", "body3"} {
+			tool := `{"name":"email_send","inputSchema":{"type":"object","properties":{"` + field + `":{"type":"string"}}},"annotations":{"readOnlyHint":true}}`
+			if r := h.admin(http.MethodPut, "/admin/v1/tools/srv%2Femail_send", admin, []byte(tool)); r.status != http.StatusCreated {
+				t.Fatalf("declare srv/email_send: %d %s", r.status, r.body)
 			}
-			c := h.createClient(admin, map[string]any{"client_name": "two senders", "allowed_tools": []string{"*"},
-				"allowed_audiences": []string{routerAud}, "approval": "always"})
-			details := `[{"type":"mcp_composition","composition":{"nodes":[{"id":"send","tool":"email_send"},{"id":"noop","tool":"srv/email_send"}]}}]`
-			if r := h.postForm("/oauth2/bc-authorize", c.ID, c.Secret, url.Values{"authorization_details": {details}}); r.status != http.StatusOK {
-				t.Fatalf("bc-authorize: %d %s", r.status, r.body)
+		}
+		page := approvalsPage(t, h, admin, `[{"type":"mcp_composition","composition":{"nodes":[{"id":"send","tool":"email_send"},{"id":"noop","tool":"srv/email_send"}]}}]`)
+		for _, want := range []string{"<title>send: email_send v1 (mutating)</title>", "<title>noop: srv/email_send v3 (read-only)</title>"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the approvals page lacks %q:\n%s", want, page)
 			}
-			b := newBrowser(h)
-			if r := b.signIn(t, consolePassword); r.status != http.StatusSeeOther {
-				t.Fatalf("sign-in: %d", r.status)
-			}
-			page := string(b.send(http.MethodGet, "/console/approvals", nil).body)
-			for _, want := range []string{"<title>send: email_send v1 (mutating)</title>", "<title>noop: srv/email_send v3 (read-only)</title>"} {
-				if !strings.Contains(page, want) {
-					t.Errorf("the approvals page lacks %q:\n%s", want, page)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestConsoleNoticeIsNotFromTheURL: the notice after a decision says
@@ -73,35 +57,50 @@ func TestConsoleNoticeIsNotFromTheURL(t *testing.T) {
 // the console reads through the authorization server's one reading of
 // authorization_details (oauth.Service.RequestedComposition).
 func TestConsoleDrawsAStoredComposition(t *testing.T) {
+	withExamples(t, func(t *testing.T, h *harness, admin string) {
+		doc, err := os.ReadFile("../../examples/pipeline-valid.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := h.admin(http.MethodPut, "/admin/v1/compositions/nightly", admin, doc); r.status != http.StatusOK {
+			t.Fatalf("store nightly: %d %s", r.status, r.body)
+		}
+		page := approvalsPage(t, h, admin, `[{"type":"mcp_composition","composition_id":"nightly"}]`)
+		for _, want := range []string{"<title>q: db_query v1", "<title>stats: aggregate_stats v1", "<title>mail: email_send v1"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the approvals page lacks %q:\n%s", want, page)
+			}
+		}
+	})
+}
+
+// withExamples runs test on both stores, each on a CIBA harness with the
+// example tools declared.
+func withExamples(t *testing.T, test func(t *testing.T, h *harness, admin string)) {
 	for _, m := range []mode{embedded, database} {
 		t.Run(string(m), func(t *testing.T) {
 			t.Parallel()
 			h := cibaHarness(t, m)
 			admin := h.adminToken()
 			registerExamples(t, h, admin)
-			doc, err := os.ReadFile("../../examples/pipeline-valid.json")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r := h.admin(http.MethodPut, "/admin/v1/compositions/nightly", admin, doc); r.status != http.StatusOK {
-				t.Fatalf("store nightly: %d %s", r.status, r.body)
-			}
-			c := h.createClient(admin, map[string]any{"client_name": "stored runner", "allowed_tools": []string{"*"},
-				"allowed_audiences": []string{routerAud}, "approval": "always"})
-			details := `[{"type":"mcp_composition","composition_id":"nightly"}]`
-			if r := h.postForm("/oauth2/bc-authorize", c.ID, c.Secret, url.Values{"authorization_details": {details}}); r.status != http.StatusOK {
-				t.Fatalf("bc-authorize: %d %s", r.status, r.body)
-			}
-			b := newBrowser(h)
-			if r := b.signIn(t, consolePassword); r.status != http.StatusSeeOther {
-				t.Fatalf("sign-in: %d", r.status)
-			}
-			page := string(b.send(http.MethodGet, "/console/approvals", nil).body)
-			for _, want := range []string{"<title>q: db_query v1", "<title>stats: aggregate_stats v1", "<title>mail: email_send v1"} {
-				if !strings.Contains(page, want) {
-					t.Errorf("the approvals page lacks %q:\n%s", want, page)
-				}
-			}
+			test(t, h, admin)
 		})
 	}
+}
+
+// approvalsPage is the approvals page an approver sees once a client
+// whose policy asks for approval of everything asked for details at the
+// backchannel endpoint.
+func approvalsPage(t *testing.T, h *harness, admin, details string) string {
+	t.Helper()
+	c := h.createClient(admin, map[string]any{"client_name": "drawn", "allowed_tools": []string{"*"},
+		"allowed_audiences": []string{routerAud}, "approval": "always"})
+	if r := h.postForm("/oauth2/bc-authorize", c.ID, c.Secret, url.Values{"authorization_details": {details}}); r.status != http.StatusOK {
+		t.Fatalf("bc-authorize: %d %s", r.status, r.body)
+	}
+	b := newBrowser(h)
+	if r := b.signIn(t, consolePassword); r.status != http.StatusSeeOther {
+		t.Fatalf("sign-in: %d", r.status)
+	}
+	return string(b.send(http.MethodGet, "/console/approvals", nil).body)
 }
