@@ -31,6 +31,23 @@ type Claims struct {
 	Tools []string
 	// AuthorizationDetails describe the validated composition.
 	AuthorizationDetails []AuthorizationDetail
+	// JKT is cnf.jkt (RFC 9449 §6.1): the thumbprint of the key a
+	// DPoP-bound token is bound to, "" for a bearer token. A bound token is
+	// accepted only with the DPoP scheme and a proof signed by that key.
+	JKT string
+}
+
+// TokenType is "DPoP" for a DPoP-bound token, else "Bearer".
+func (c *Claims) TokenType() string {
+	if c.JKT != "" {
+		return "DPoP"
+	}
+	return "Bearer"
+}
+
+// Confirmation is the cnf claim of a DPoP-bound token.
+type Confirmation struct {
+	JKT string `json:"jkt"`
 }
 
 // AuthorizationDetail is one RFC 9396 authorization detail. typeward's is of
@@ -109,6 +126,7 @@ type wireClaims struct {
 	Scope                string                `json:"scope"`
 	Tools                []string              `json:"mcp_tools"`
 	AuthorizationDetails []AuthorizationDetail `json:"authorization_details"`
+	Confirmation         *Confirmation         `json:"cnf"`
 }
 
 func (w *wireClaims) GetExpirationTime() (*jwt.NumericDate, error) { return w.ExpiresAt, nil }
@@ -125,7 +143,8 @@ func (w *wireClaims) Validate() error {
 	for _, c := range []struct {
 		name string
 		ok   bool
-	}{{"sub", w.Subject != ""}, {"client_id", w.ClientID != ""}, {"jti", w.ID != ""}, {"iat", w.IssuedAt != nil}} {
+	}{{"sub", w.Subject != ""}, {"client_id", w.ClientID != ""}, {"jti", w.ID != ""}, {"iat", w.IssuedAt != nil},
+		{"cnf.jkt", w.Confirmation == nil || w.Confirmation.JKT != ""}} {
 		if !c.ok {
 			missing = append(missing, c.name)
 		}
@@ -141,6 +160,9 @@ func (w *wireClaims) claims() *Claims {
 		Issuer: w.Issuer, Subject: w.Subject, ClientID: w.ClientID, Audience: w.Audience,
 		ID: w.ID, Scope: strings.Fields(w.Scope), Tools: w.Tools,
 		AuthorizationDetails: w.AuthorizationDetails,
+	}
+	if w.Confirmation != nil {
+		c.JKT = w.Confirmation.JKT
 	}
 	for _, t := range []struct {
 		dst *time.Time

@@ -228,13 +228,21 @@ func (a *authServer) claimsOf(g testGrant) jwt.MapClaims {
 }
 
 // mint signs g's claims with the active key, as typeward does.
-func (a *authServer) mint(t testing.TB, g testGrant) string {
+func (a *authServer) mint(t testing.TB, g testGrant) string { return a.mintBound(t, g, "") }
+
+// mintBound mints a token bound to the DPoP key of thumbprint jkt (cnf),
+// a bearer token when jkt is "".
+func (a *authServer) mintBound(t testing.TB, g testGrant, jkt string) string {
 	t.Helper()
 	s, err := a.ring.Signer()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return a.forge(t, methodOf(s.Alg), map[string]any{"typ": "at+jwt", "kid": s.KID}, a.claimsOf(g), s.Key)
+	claims := a.claimsOf(g)
+	if jkt != "" {
+		claims["cnf"] = map[string]string{"jkt": jkt}
+	}
+	return a.forge(t, methodOf(s.Alg), map[string]any{"typ": "at+jwt", "kid": s.KID}, claims, s.Key)
 }
 
 func methodOf(alg string) jwt.SigningMethod {

@@ -62,7 +62,7 @@ func TestParseJWKS(t *testing.T) {
 	}
 	var got []string
 	for kid, k := range keys {
-		got = append(got, kid+":"+k.alg)
+		got = append(got, kid+":"+k.Alg)
 	}
 	slices.Sort(got)
 	if want := []string{"ec-alg:ES256", "ec:ES256", "ed:EdDSA"}; !slices.Equal(got, want) {
@@ -88,8 +88,8 @@ func FuzzParseJWKS(f *testing.F) {
 			t.Fatal("keys with an error")
 		}
 		for kid, k := range keys {
-			if kid == "" || (k.alg != "ES256" && k.alg != "EdDSA") || algOfKey(k.key) != k.alg {
-				t.Fatalf("kept key %q with alg %q", kid, k.alg)
+			if kid == "" || (k.Alg != "ES256" && k.Alg != "EdDSA") || algOfKey(k.Public) != k.Alg {
+				t.Fatalf("kept key %q with alg %q", kid, k.Alg)
 			}
 		}
 	})

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/typeward/typeward/verify/jwk"
 )
 
 // How the JWKS cache built on Config.JWKSURL behaves.
@@ -45,7 +47,7 @@ type jwks struct {
 	maxStale time.Duration
 
 	mu         sync.Mutex
-	keys       map[string]jwk
+	keys       map[string]jwk.Key
 	fresh      time.Time // the set is current until then
 	staleUntil time.Time // and trusted until then
 	lastFetch  time.Time // the last fetch started, for the rate limit
@@ -80,10 +82,10 @@ func (j *jwks) Key(ctx context.Context, kid string) (crypto.PublicKey, string, e
 	k, state := j.lookup(kid)
 	switch state {
 	case keyFresh:
-		return k.key, k.alg, nil
+		return k.Public, k.Alg, nil
 	case keyStale:
 		j.start() // no waiting: verifies of known keys never queue behind a fetch
-		return k.key, k.alg, nil
+		return k.Public, k.Alg, nil
 	}
 	f := j.start()
 	if f == nil { // rate-limited
@@ -95,7 +97,7 @@ func (j *jwks) Key(ctx context.Context, kid string) (crypto.PublicKey, string, e
 		return nil, "", fmt.Errorf("%w: kid %q: waiting for the JWKS: %v", ErrUnknownKey, kid, ctx.Err())
 	}
 	if k, state := j.lookup(kid); state != keyUnknown {
-		return k.key, k.alg, nil
+		return k.Public, k.Alg, nil
 	}
 	return nil, "", j.unknown(kid, f.err)
 }
@@ -117,7 +119,7 @@ func (j *jwks) unknown(kid string, fetchErr error) error {
 	return fmt.Errorf("%w: kid %q is not in the JWKS", ErrUnknownKey, kid)
 }
 
-func (j *jwks) lookup(kid string) (jwk, int) {
+func (j *jwks) lookup(kid string) (jwk.Key, int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	k, ok := j.keys[kid]
@@ -222,7 +224,7 @@ func (j *jwks) fetch(ctx context.Context, now time.Time) error {
 // parseJWKS keeps the set's public signing keys that have a kid and are of
 // a kind typeward signs with; other entries are skipped, not fatal, so a
 // set may carry keys for other uses.
-func parseJWKS(body []byte) (map[string]jwk, error) {
+func parseJWKS(body []byte) (map[string]jwk.Key, error) {
 	var set struct {
 		Keys []json.RawMessage `json:"keys"`
 	}
@@ -232,14 +234,14 @@ func parseJWKS(body []byte) (map[string]jwk, error) {
 	if set.Keys == nil {
 		return nil, errors.New(`JWKS: no "keys" member`)
 	}
-	out := make(map[string]jwk, len(set.Keys))
+	out := make(map[string]jwk.Key, len(set.Keys))
 	for _, raw := range set.Keys {
-		k, err := parseJWK(raw)
-		if err != nil || k.kid == "" || (k.use != "" && k.use != "sig") || (k.declared != "" && k.declared != k.alg) {
+		k, err := jwk.Parse(raw)
+		if err != nil || k.KID == "" || (k.Use != "" && k.Use != "sig") || (k.Declared != "" && k.Declared != k.Alg) {
 			continue
 		}
-		if k.alg == "ES256" || k.alg == "EdDSA" {
-			out[k.kid] = k
+		if k.Alg == "ES256" || k.Alg == "EdDSA" {
+			out[k.KID] = k
 		}
 	}
 	return out, nil

@@ -19,12 +19,17 @@ func ClaimsFromContext(ctx context.Context) (*Claims, bool) {
 	return c, ok
 }
 
-// Middleware admits a request only with a valid bearer token that allows
-// the tool the request calls:
+// Middleware admits a request only with a valid token (VerifyRequest)
+// that allows the tool the request calls:
 //
-//   - no bearer token: 401 with a WWW-Authenticate challenge (RFC 6750);
-//   - more than one Authorization header: 400, error="invalid_request";
+//   - no token: 401 with a WWW-Authenticate challenge (RFC 6750);
+//   - more than one Authorization or DPoP header: 400,
+//     error="invalid_request";
 //   - a token Verify refuses: 401, error="invalid_token";
+//   - a DPoP-bound token as Bearer, or a bearer token as DPoP: 401
+//     error="invalid_token", in a DPoP challenge for the first;
+//   - a DPoP proof refused: 401 DPoP error="invalid_dpop_proof" (RFC 9449
+//     §7.1), every DPoP challenge naming the algorithms accepted;
 //   - a request that does not say clearly which tool it calls: 400 (413
 //     for a body over MaxBodyBytes);
 //   - a tool the token does not name: 403, error="insufficient_scope".
@@ -33,20 +38,9 @@ func ClaimsFromContext(ctx context.Context) (*Claims, bool) {
 // valid token. The next handler finds the claims with ClaimsFromContext.
 func (v *Verifier) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(r.Header.Values("Authorization")) > 1 {
-			// Proxies disagree on which one counts: as ambiguous as a
-			// header contradicting the body (RFC 6750 section 3.1).
-			v.challenge(w, http.StatusBadRequest, "invalid_request", "more than one Authorization header", "")
-			return
-		}
-		token, ok := bearer(r)
-		if !ok {
-			v.challenge(w, http.StatusUnauthorized, "", "", "")
-			return
-		}
-		claims, err := v.Verify(r.Context(), token)
+		claims, scheme, err := v.VerifyRequest(r)
 		if err != nil {
-			v.challenge(w, http.StatusUnauthorized, "invalid_token", err.Error(), "")
+			v.refuse(w, scheme, err)
 			return
 		}
 		tool, err := ToolName(r, v.cfg.MaxBodyBytes)
@@ -59,7 +53,7 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 			return
 		}
 		if tool != "" && !ToolAllowed(claims, tool) {
-			v.challenge(w, http.StatusForbidden, "insufficient_scope",
+			v.Challenge(w, scheme, http.StatusForbidden, "insufficient_scope",
 				fmt.Sprintf("the token does not allow tool %q", tool), ToolScopePrefix+tool)
 			return
 		}
@@ -67,18 +61,27 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 	})
 }
 
-// bearer is the token of an "Authorization: Bearer" header.
-func bearer(r *http.Request) (string, bool) {
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	token = strings.TrimSpace(token)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return "", false
+// refuse answers an error of VerifyRequest.
+func (v *Verifier) refuse(w http.ResponseWriter, scheme Scheme, err error) {
+	switch {
+	case errors.Is(err, ErrNoToken):
+		v.Challenge(w, SchemeBearer, http.StatusUnauthorized, "", "", "")
+	case errors.Is(err, ErrAmbiguous):
+		v.Challenge(w, scheme, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), ErrAmbiguous.Error()+": "), "")
+	case errors.Is(err, ErrInvalidProof):
+		v.Challenge(w, SchemeDPoP, http.StatusUnauthorized, "invalid_dpop_proof", err.Error(), "")
+	case errors.Is(err, ErrInvalidToken), errors.Is(err, ErrDPoPBound):
+		v.Challenge(w, scheme, http.StatusUnauthorized, "invalid_token", err.Error(), "")
+	default: // the replay store failed: not the client's fault
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "DPoP proofs cannot be checked now", http.StatusServiceUnavailable)
 	}
-	return token, true
 }
 
-// challenge answers status with an RFC 6750 WWW-Authenticate header.
-func (v *Verifier) challenge(w http.ResponseWriter, status int, code, description, scope string) {
+// Challenge answers status with a WWW-Authenticate challenge of scheme
+// (RFC 6750, and RFC 9449 §7.1 with algs for DPoP): for a router that
+// refuses a verified request itself, in the scheme VerifyRequest named.
+func (v *Verifier) Challenge(w http.ResponseWriter, scheme Scheme, status int, code, description, scope string) {
 	var params []string
 	add := func(name, value string) {
 		if value != "" {
@@ -93,7 +96,10 @@ func (v *Verifier) challenge(w http.ResponseWriter, status int, code, descriptio
 	}
 	add("error_description", description)
 	add("scope", scope)
-	value := "Bearer"
+	if scheme == SchemeDPoP {
+		add("algs", strings.Join(v.dpop.Algorithms(), " "))
+	}
+	value := string(scheme)
 	if len(params) > 0 {
 		value += " " + strings.Join(params, ", ")
 	}

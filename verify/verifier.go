@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/typeward/typeward/verify/dpop"
 )
 
 // MaxTokenSize bounds the tokens Verify parses. typeward's tokens are a
@@ -85,6 +87,11 @@ type Config struct {
 	// MaxBodyBytes bounds how much of a request body the middleware reads to
 	// find the tool called; DefaultMaxBodyBytes when zero.
 	MaxBodyBytes int64
+	// DPoPReplayEntries bounds the DPoP proofs remembered against replay
+	// (each for dpop.DefaultMaxAge plus dpop.DefaultLeeway);
+	// dpop.DefaultReplayEntries when zero. A proof beyond it is refused
+	// with 503 until older ones age out.
+	DPoPReplayEntries int
 	// Logger receives warnings (a plain-http JWKS URL); slog.Default when
 	// nil.
 	Logger *slog.Logger
@@ -95,6 +102,8 @@ type Verifier struct {
 	cfg    Config
 	keys   KeySource
 	parser *jwt.Parser
+	dpop   *dpop.Checker
+	origin string // the Audience's scheme and host: where requests are sent
 }
 
 // New checks cfg and returns a Verifier.
@@ -118,8 +127,8 @@ func New(cfg Config) (*Verifier, error) {
 			problems = append(problems, fmt.Sprintf("algorithm %q is not supported (ES256, EdDSA)", a))
 		}
 	}
-	if cfg.Leeway < 0 || cfg.MaxBodyBytes < 0 || cfg.MaxStale < 0 {
-		problems = append(problems, "Leeway, MaxBodyBytes and MaxStale must not be negative")
+	if cfg.Leeway < 0 || cfg.MaxBodyBytes < 0 || cfg.MaxStale < 0 || cfg.DPoPReplayEntries < 0 {
+		problems = append(problems, "Leeway, MaxBodyBytes, MaxStale and DPoPReplayEntries must not be negative")
 	}
 	if cfg.Leeway > MaxLeeway {
 		problems = append(problems, fmt.Sprintf("Leeway %v is above the maximum %v", cfg.Leeway, MaxLeeway))
@@ -160,7 +169,12 @@ func New(cfg Config) (*Verifier, error) {
 	if !cfg.AcceptAnyAudience {
 		opts = append(opts, jwt.WithAudience(cfg.Audience))
 	}
-	return &Verifier{cfg: cfg, keys: keys, parser: jwt.NewParser(opts...)}, nil
+	proofs, err := dpop.New(dpop.Config{Now: cfg.Now,
+		Replay: dpop.NewReplayCache(cfg.DPoPReplayEntries, dpop.DefaultMaxAge+dpop.DefaultLeeway, cfg.Now)})
+	if err != nil {
+		return nil, err
+	}
+	return &Verifier{cfg: cfg, keys: keys, parser: jwt.NewParser(opts...), dpop: proofs, origin: originOf(cfg.Audience)}, nil
 }
 
 // Verify checks a token and returns its claims. Every error wraps

@@ -271,7 +271,7 @@ func TestNewRefusesConfig(t *testing.T) {
 	}{
 		{"empty", verify.Config{}, "verify: Issuer is required; Audience is required (this router's resource URI); JWKSURL or Keys is required"},
 		{"HS256", verify.Config{Issuer: "i", Audience: "a", JWKSURL: "u", Algorithms: []string{"HS256"}}, `verify: algorithm "HS256" is not supported (ES256, EdDSA)`},
-		{"negative leeway", verify.Config{Issuer: "i", AcceptAnyAudience: true, JWKSURL: "u", Leeway: -1}, "verify: Leeway, MaxBodyBytes and MaxStale must not be negative"},
+		{"negative leeway", verify.Config{Issuer: "i", AcceptAnyAudience: true, JWKSURL: "u", Leeway: -1}, "verify: Leeway, MaxBodyBytes, MaxStale and DPoPReplayEntries must not be negative"},
 		{"leeway above the bound", verify.Config{Issuer: "i", Audience: "a", JWKSURL: "u", Leeway: verify.MaxLeeway + time.Second}, "verify: Leeway 5m1s is above the maximum 5m0s"},
 	}
 	for _, tc := range tests {

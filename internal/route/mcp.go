@@ -259,7 +259,7 @@ func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	ref, ok := pinOf(claims, params.Name)
 	if !ok {
 		rt.refuse(r, "not_pinned")
-		rt.challenge(w, http.StatusForbidden, "insufficient_scope",
+		rt.verifier.Challenge(w, verify.Scheme(claims.TokenType()), http.StatusForbidden, "insufficient_scope",
 			fmt.Sprintf("the token pins no version of tool %q (no mcp_composition names it)", params.Name), verify.ToolScopePrefix+params.Name)
 		return
 	}
@@ -484,18 +484,4 @@ func decodeArguments(raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	return v, nil
-}
-
-// challenge answers status with an RFC 6750 challenge naming this
-// router's metadata.
-func (rt *Router) challenge(w http.ResponseWriter, status int, code, description, scope string) {
-	clean := strings.Map(func(r rune) rune {
-		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' {
-			return '\''
-		}
-		return r
-	}, description)
-	w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s", error="%s", error_description="%s", scope="%s"`, rt.metaURL, code, clean, scope))
-	w.Header().Set("Cache-Control", "no-store")
-	http.Error(w, http.StatusText(status), status)
 }

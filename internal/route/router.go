@@ -98,8 +98,10 @@ func (rt *Router) serveMetadata(w http.ResponseWriter, _ *http.Request) {
 		"resource":                 rt.cfg.Resource,
 		"authorization_servers":    []string{rt.cfg.Issuer},
 		"bearer_methods_supported": []string{"header"},
-		"scopes_supported":         []string{verify.ToolScopePrefix + "*"},
-		"resource_name":            "MCP server behind typeward route",
+		// RFC 9449 §5.1: DPoP-bound tokens are accepted, bearer ones too.
+		"dpop_signing_alg_values_supported": rt.verifier.DPoPAlgorithms(),
+		"scopes_supported":                  []string{verify.ToolScopePrefix + "*"},
+		"resource_name":                     "MCP server behind typeward route",
 	})
 }
 

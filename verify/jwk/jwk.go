@@ -1,4 +1,7 @@
-package verify
+// Package jwk reads public JSON Web Keys (RFC 7517) of the kinds typeward
+// deals in: its own signing keys (ES256, EdDSA) and DPoP proof keys (those
+// and RS256), with their RFC 7638 thumbprints.
+package jwk
 
 import (
 	"crypto"
@@ -16,19 +19,18 @@ import (
 	"github.com/typeward/typeward/verify/strictjson"
 )
 
-// minRSABits is the least RSA modulus a DPoP key may have (RFC 7518 §3.3).
-const minRSABits = 2048
+// MinRSABits is the least RSA modulus a DPoP key may have (RFC 7518 §3.3).
+const MinRSABits = 2048
 
-// jwk is a public key read from a JWK (RFC 7517): the kinds typeward's
-// tokens (ES256, EdDSA) and DPoP proofs (those and RS256) are signed with.
-type jwk struct {
-	key crypto.PublicKey
-	alg string // the JWS algorithm the key verifies
-	// thumbprint is its RFC 7638 SHA-256 thumbprint, base64url: a DPoP
+// Key is a public key read from a JWK.
+type Key struct {
+	Public crypto.PublicKey
+	Alg    string // the JWS algorithm the key verifies: ES256, EdDSA or RS256
+	// Thumbprint is its RFC 7638 SHA-256 thumbprint, base64url: a DPoP
 	// token's cnf.jkt.
-	thumbprint string
-	kid, use   string
-	declared   string // the JWK's own alg member, "" when absent
+	Thumbprint string
+	KID, Use   string
+	Declared   string // the JWK's own alg member, "" when absent
 }
 
 // privateMembers are the members of a private or symmetric JWK: a JWK
@@ -37,61 +39,61 @@ var privateMembers = []string{"d", "p", "q", "dp", "dq", "qi", "oth", "k"}
 
 var b64 = base64.RawURLEncoding.Strict()
 
-// parseJWK reads one public JWK: EC P-256, OKP Ed25519 or RSA of at least
-// minRSABits. Duplicate members and private members are refused; a point
+// Parse reads one public JWK: EC P-256, OKP Ed25519 or RSA of at least
+// MinRSABits. Duplicate members and private members are refused; a point
 // off its curve is refused.
-func parseJWK(raw []byte) (jwk, error) {
+func Parse(raw []byte) (Key, error) {
 	obj, err := strictjson.Object(raw)
 	if err != nil {
-		return jwk{}, fmt.Errorf("jwk: %w", err)
+		return Key{}, fmt.Errorf("jwk: %w", err)
 	}
 	for _, m := range privateMembers {
 		if _, ok := strictjson.Member(obj, m); ok {
-			return jwk{}, fmt.Errorf("jwk: member %q: a private or symmetric key, not a public key", m)
+			return Key{}, fmt.Errorf("jwk: member %q: a private or symmetric key, not a public key", m)
 		}
 	}
 	var j struct {
 		Kty, Crv, X, Y, N, E, Kid, Alg, Use string
 	}
 	if err := json.Unmarshal(raw, &j); err != nil {
-		return jwk{}, fmt.Errorf("jwk: %w", err)
+		return Key{}, fmt.Errorf("jwk: %w", err)
 	}
-	out := jwk{kid: j.Kid, use: j.Use, declared: j.Alg}
+	out := Key{KID: j.Kid, Use: j.Use, Declared: j.Alg}
 	switch {
 	case j.Kty == "EC" && j.Crv == "P-256":
 		x, errX := fixed(j.X, 32)
 		y, errY := fixed(j.Y, 32)
 		if err := errors.Join(errX, errY); err != nil {
-			return jwk{}, fmt.Errorf("jwk: EC: %w", err)
+			return Key{}, fmt.Errorf("jwk: EC: %w", err)
 		}
 		k, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, x...), y...))
 		if err != nil {
-			return jwk{}, fmt.Errorf("jwk: EC: %w", err)
+			return Key{}, fmt.Errorf("jwk: EC: %w", err)
 		}
-		out.key, out.alg = k, "ES256"
-		out.thumbprint = thumbprint(`{"crv":"P-256","kty":"EC","x":"` + j.X + `","y":"` + j.Y + `"}`)
+		out.Public, out.Alg = k, "ES256"
+		out.Thumbprint = thumbprint(`{"crv":"P-256","kty":"EC","x":"` + j.X + `","y":"` + j.Y + `"}`)
 	case j.Kty == "OKP" && j.Crv == "Ed25519":
 		x, err := fixed(j.X, ed25519.PublicKeySize)
 		if err != nil {
-			return jwk{}, fmt.Errorf("jwk: OKP: %w", err)
+			return Key{}, fmt.Errorf("jwk: OKP: %w", err)
 		}
-		out.key, out.alg = ed25519.PublicKey(x), "EdDSA"
-		out.thumbprint = thumbprint(`{"crv":"Ed25519","kty":"OKP","x":"` + j.X + `"}`)
+		out.Public, out.Alg = ed25519.PublicKey(x), "EdDSA"
+		out.Thumbprint = thumbprint(`{"crv":"Ed25519","kty":"OKP","x":"` + j.X + `"}`)
 	case j.Kty == "RSA":
 		n, errN := b64.DecodeString(j.N)
 		e, errE := b64.DecodeString(j.E)
 		if err := errors.Join(errN, errE); err != nil {
-			return jwk{}, fmt.Errorf("jwk: RSA: %w", err)
+			return Key{}, fmt.Errorf("jwk: RSA: %w", err)
 		}
 		mod := new(big.Int).SetBytes(n)
 		exp := new(big.Int).SetBytes(e)
-		if mod.BitLen() < minRSABits || !exp.IsInt64() || exp.Int64() < 3 || exp.Int64() > 1<<31-1 || exp.Bit(0) == 0 {
-			return jwk{}, fmt.Errorf("jwk: RSA: a modulus of at least %d bits and an odd exponent are required", minRSABits)
+		if mod.BitLen() < MinRSABits || !exp.IsInt64() || exp.Int64() < 3 || exp.Int64() > 1<<31-1 || exp.Bit(0) == 0 {
+			return Key{}, fmt.Errorf("jwk: RSA: a modulus of at least %d bits and an odd exponent are required", MinRSABits)
 		}
-		out.key, out.alg = &rsa.PublicKey{N: mod, E: int(exp.Int64())}, "RS256"
-		out.thumbprint = thumbprint(`{"e":"` + j.E + `","kty":"RSA","n":"` + j.N + `"}`)
+		out.Public, out.Alg = &rsa.PublicKey{N: mod, E: int(exp.Int64())}, "RS256"
+		out.Thumbprint = thumbprint(`{"e":"` + j.E + `","kty":"RSA","n":"` + j.N + `"}`)
 	default:
-		return jwk{}, fmt.Errorf("jwk: kty %q crv %q is not supported (EC P-256, OKP Ed25519, RSA)", j.Kty, j.Crv)
+		return Key{}, fmt.Errorf("jwk: kty %q crv %q is not supported (EC P-256, OKP Ed25519, RSA)", j.Kty, j.Crv)
 	}
 	return out, nil
 }
