@@ -86,12 +86,7 @@ func (c *Checker) compute(src, tgt Node) []finding {
 		inProgress: map[string]int{},
 	}
 	r.srcRoot = newNode(sv, src.Pointer)
-	var fs []finding
-	if src.Schema.ReferencesMetaschema() || tgt.Schema.ReferencesMetaschema() {
-		fs = r.viaValidator(r.srcRoot, newNode(tv, tgt.Pointer))
-	} else {
-		fs = r.sub(viewOf(r.srcRoot), newNode(tv, tgt.Pointer), path{})
-	}
+	fs := r.sub(viewOf(r.srcRoot), newNode(tv, tgt.Pointer), path{})
 	if r.exhausted {
 		// Steps skipped after the budget ran out answered "fine"; the
 		// finding keeps the overall answer from ever being "compatible".

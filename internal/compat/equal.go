@@ -244,11 +244,23 @@ func (e *equality) refs(x any, ap string, y any, bp string, dynamic bool) bool {
 		var err1, err2 error
 		xv, xp, err1 = e.a.ResolveFrom(ap, xr)
 		yv, yp, err2 = e.b.ResolveFrom(bp, yr)
+		if err1 != nil && err2 != nil {
+			return e.sameMetaschema(ap, xr, bp, yr)
+		}
 		if err1 != nil || err2 != nil {
 			return false
 		}
 	}
 	return e.schemas(xv, xp, yv, yp)
+}
+
+// sameMetaschema: both references land at one place of one standard
+// metaschema, applied alone (neither document declares a dynamic anchor
+// that the metaschema's dynamic references could land in).
+func (e *equality) sameMetaschema(ap, xr, bp, yr string) bool {
+	x, ok1 := e.a.MetaschemaTarget(ap, xr)
+	y, ok2 := e.b.MetaschemaTarget(bp, yr)
+	return ok1 && ok2 && x == y && !e.a.ExtendsMetaschema() && !e.b.ExtendsMetaschema()
 }
 
 func sameStringSet(x, y any) bool {

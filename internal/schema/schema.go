@@ -39,6 +39,7 @@ type Schema struct {
 	dynamicRefs bool       // some $dynamicRef or $recursiveRef
 
 	metaschemaRefs bool // some reference lands in a standard metaschema
+	dynamicAnchors bool // some $dynamicAnchor or $recursiveAnchor
 
 	mu       sync.Mutex
 	compiler *jsonschema.Compiler
@@ -143,6 +144,7 @@ func load(doc any) (*Schema, error) {
 		}
 	}
 	s.dynamicRefs = w.dynamicRefs
+	s.dynamicAnchors = w.dynamicAnchors
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(refuseLoader{})

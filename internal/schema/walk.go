@@ -21,7 +21,9 @@ type walker struct {
 	objects     int
 	refs        []refAt
 	dynamicRefs bool
-	schemas     map[string]bool // pointers walked as subschemas
+	// dynamicAnchors: some subschema holds $dynamicAnchor or $recursiveAnchor
+	dynamicAnchors bool
+	schemas        map[string]bool // pointers walked as subschemas
 }
 
 func (w *walker) walk(v any, pointer string, role Position) error {
@@ -68,6 +70,12 @@ func (w *walker) walk(v any, pointer string, role Position) error {
 
 // references records the references of the subschema m at pointer.
 func (w *walker) references(m map[string]any, pointer string) {
+	if _, ok := m["$dynamicAnchor"]; ok {
+		w.dynamicAnchors = true
+	}
+	if _, ok := m["$recursiveAnchor"]; ok {
+		w.dynamicAnchors = true
+	}
 	for _, kw := range []string{"$ref", "$dynamicRef", "$recursiveRef"} {
 		ref, isString := m[kw].(string)
 		if !isString {
