@@ -42,6 +42,8 @@ var testClients = []clients.Client{
 	{ID: "multi", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud, "https://other.example.com"}},
 	{ID: "narrow", AllowedTools: []string{"db_query"}, AllowedAudiences: []string{routerAud}},
 	{ID: "admin", AllowedScopes: []string{clients.AdminScope}},
+	// reader may open resources and prompts beside its tools.
+	{ID: "reader", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, AllowedScopes: []string{verify.ScopeResources, verify.ScopePrompts}},
 	{ID: "careful", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Approval: clients.ApprovalMutating},
 	{ID: "strict", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Approval: clients.ApprovalDestructive},
 	{ID: "always", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Approval: clients.ApprovalAlways},

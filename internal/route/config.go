@@ -34,6 +34,8 @@ const (
 	DefaultOrderStateBytes  = 16 << 20
 	DefaultMaxInFlight      = 64
 	DefaultMaxBufferedBytes = 1 << 30
+	DefaultMaxStreams       = 256
+	DefaultStreamIdle       = 5 * time.Minute
 	MaxUpstreamTimeout      = 10 * time.Minute
 )
 
@@ -74,6 +76,17 @@ type Config struct {
 	// is charged memoryFactor (16) bytes, the peak its checks take. A
 	// request or answer that would pass it is answered 503.
 	MaxBufferedBytes int64
+	// MaxStreams bounds the GET streams open at once (they hold no
+	// MaxInFlight slot: they may last).
+	MaxStreams int
+	// StreamIdleTimeout ends a GET stream after this long without a byte
+	// from the upstream; the write timeout of a POST's answer does not
+	// apply to it.
+	StreamIdleTimeout time.Duration
+	// ServerRequests is what becomes of a request of the server's
+	// (sampling, elicitation, roots) inside an authorized tool call:
+	// ServerRequestsPass (the default) or ServerRequestsRefuse.
+	ServerRequests string
 	// EnforceOrder makes a node run only after the nodes feeding it.
 	EnforceOrder    bool
 	OrderStateBytes int64 // bound of the per-token order state
@@ -83,6 +96,12 @@ type Config struct {
 	Log        *slog.Logger
 	Now        func() time.Time
 }
+
+// What --server-requests may say.
+const (
+	ServerRequestsPass   = "pass"
+	ServerRequestsRefuse = "refuse"
+)
 
 // validate applies defaults and checks bounds, naming every problem.
 func (c *Config) validate() error {
@@ -109,7 +128,16 @@ func (c *Config) validate() error {
 	setDefault(&c.OrderStateBytes, DefaultOrderStateBytes)
 	setDefault(&c.MaxInFlight, DefaultMaxInFlight)
 	setDefault(&c.MaxBufferedBytes, DefaultMaxBufferedBytes)
-	if c.MaxBodyBytes < 0 || c.MaxResponseBytes < 0 || c.MaxHeaderBytes < 0 || c.SchemaCacheBytes < 0 || c.OrderStateBytes < 0 || c.ListTTL < 0 || c.MaxInFlight < 0 {
+	setDefault(&c.MaxStreams, DefaultMaxStreams)
+	setDefault(&c.StreamIdleTimeout, DefaultStreamIdle)
+	switch c.ServerRequests {
+	case "":
+		c.ServerRequests = ServerRequestsPass
+	case ServerRequestsPass, ServerRequestsRefuse:
+	default:
+		problems = append(problems, fmt.Sprintf("server requests %q: want %s or %s", c.ServerRequests, ServerRequestsPass, ServerRequestsRefuse))
+	}
+	if c.MaxBodyBytes < 0 || c.MaxResponseBytes < 0 || c.MaxHeaderBytes < 0 || c.SchemaCacheBytes < 0 || c.OrderStateBytes < 0 || c.ListTTL < 0 || c.MaxInFlight < 0 || c.MaxStreams < 0 || c.StreamIdleTimeout < 0 {
 		problems = append(problems, "limits must not be negative")
 	}
 	if c.UpstreamTimeout < 0 || c.UpstreamTimeout > MaxUpstreamTimeout {

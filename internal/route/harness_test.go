@@ -296,9 +296,19 @@ func (e *env) token(t testing.TB, user, pass string, form url.Values) string {
 }
 
 func (e *env) createClient(t testing.TB, audiences []string) (string, string) {
+	return e.createClientWith(t, map[string]any{"allowed_audiences": audiences})
+}
+
+// createClientWith registers a client allowed every tool for the router,
+// never asking approval, with fields added or replaced.
+func (e *env) createClientWith(t testing.TB, fields map[string]any) (string, string) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"client_name": "pipeline", "token_endpoint_auth_method": "client_secret_basic",
-		"allowed_tools": []string{"*"}, "allowed_audiences": audiences, "approval": "never"})
+	reg := map[string]any{"client_name": "pipeline", "token_endpoint_auth_method": "client_secret_basic",
+		"allowed_tools": []string{"*"}, "allowed_audiences": []string{e.resource}, "approval": "never"}
+	for k, v := range fields {
+		reg[k] = v
+	}
+	body, _ := json.Marshal(reg)
 	req, _ := http.NewRequest(http.MethodPost, e.issuer+"/admin/v1/clients", strings.NewReader(string(body)))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+e.adminTok)
@@ -371,6 +381,23 @@ func (e *env) rpc(t testing.TB, token, body string, headers map[string]string) (
 	req, _ := http.NewRequest(http.MethodPost, e.resource, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	return e.do(t, req, token, headers)
+}
+
+// get opens a GET stream on the router and reads it for up to 300 ms.
+func (e *env) get(t testing.TB, token string, headers map[string]string) (*http.Response, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.resource, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, raw := e.do(t, req, token, headers)
+	return resp, string(raw)
+}
+
+// do sends req with token and headers and reads the answer.
+func (e *env) do(t testing.TB, req *http.Request, token string, headers map[string]string) (*http.Response, []byte) {
+	t.Helper()
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

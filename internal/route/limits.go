@@ -28,20 +28,21 @@ var errBusy = errors.New("typeward route is at capacity")
 // bytes of the messages it is checking (charged memoryFactor times).
 // Neither queues: what does not fit is refused at once.
 type limiter struct {
-	slots chan struct{}
-	max   int64
-	used  atomic.Int64
+	slots   chan struct{}
+	streams chan struct{} // GET streams, which may last: apart from the slots
+	max     int64
+	used    atomic.Int64
 }
 
-func newLimiter(slots int, maxBytes int64) *limiter {
-	return &limiter{slots: make(chan struct{}, slots), max: maxBytes}
+func newLimiter(slots, streams int, maxBytes int64) *limiter {
+	return &limiter{slots: make(chan struct{}, slots), streams: make(chan struct{}, streams), max: maxBytes}
 }
 
 // ticket is one request's share of the limiter: its slot, if it has one,
 // and the bytes charged to it.
 type ticket struct {
 	l       *limiter
-	slot    bool
+	slot    chan struct{} // the channel its slot is in; nil: none
 	charged int64
 }
 
@@ -53,12 +54,22 @@ func (l *limiter) admit(n int) (*ticket, error) {
 	default:
 		return nil, fmt.Errorf("%w: %d upstream exchanges in flight (--max-in-flight)", errBusy, cap(l.slots))
 	}
-	t := &ticket{l: l, slot: true}
+	t := &ticket{l: l, slot: l.slots}
 	if err := t.charge(int64(n)); err != nil {
 		t.done()
 		return nil, err
 	}
 	return t, nil
+}
+
+// stream takes one of the GET streams' slots.
+func (l *limiter) stream() (*ticket, error) {
+	select {
+	case l.streams <- struct{}{}:
+		return &ticket{l: l, slot: l.streams}, nil
+	default:
+		return nil, fmt.Errorf("%w: %d streams open (--max-streams)", errBusy, cap(l.streams))
+	}
 }
 
 // unslotted is a ticket without a slot: the router's own listing, which
@@ -81,13 +92,20 @@ func (t *ticket) charge(n int64) error {
 	}
 }
 
+// uncharge gives back n bytes charged (counted as charge counts them).
+func (t *ticket) uncharge(n int64) {
+	n = min(n*memoryFactor, t.charged)
+	t.l.used.Add(-n)
+	t.charged -= n
+}
+
 // done gives back the ticket's bytes and slot.
 func (t *ticket) done() {
 	t.l.used.Add(-t.charged)
 	t.charged = 0
-	if t.slot {
-		<-t.l.slots
-		t.slot = false
+	if t.slot != nil {
+		<-t.slot
+		t.slot = nil
 	}
 }
 

@@ -7,26 +7,31 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/typeward/typeward/verify"
-	"github.com/typeward/typeward/verify/jcs"
 )
 
 // serveMCP runs after verify's middleware admitted the request: the token
 // is valid and names the tool a tools/call calls.
 func (rt *Router) serveMCP(w http.ResponseWriter, r *http.Request) {
 	claims, _ := verify.ClaimsFromContext(r.Context())
-	if r.Method != http.MethodPost && r.Method != http.MethodDelete {
-		// No GET stream: its messages would reach the client unchecked, and
-		// a server may answer requests on it (resuming a stream).
+	switch r.Method {
+	case http.MethodGet:
+		rt.stream(w, r, claims)
+		return
+	case http.MethodPost, http.MethodDelete:
+	default:
 		rt.refuse(r, "method_not_allowed")
-		w.Header().Set("Allow", "POST, DELETE")
-		http.Error(w, "typeward route answers POST (and DELETE of a session) only; it opens no GET stream", http.StatusMethodNotAllowed)
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, "typeward route answers GET, POST and DELETE", http.StatusMethodNotAllowed)
 		return
 	}
+	// The server's write timeout is off (a GET stream may last): a POST's
+	// answer has the upstream's time and a little more.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(rt.cfg.UpstreamTimeout + 10*time.Second))
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		rt.refuse(r, "too_large")
@@ -35,13 +40,14 @@ func (rt *Router) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), rt.cfg.UpstreamTimeout)
 	defer cancel()
+	p := peerOf(r, claims)
 	if len(bytes.TrimSpace(body)) == 0 {
 		tk, ok := rt.admit(w, r, nil, 0)
 		if !ok {
 			return
 		}
 		defer tk.done()
-		rt.relay(ctx, w, r, nil, nil, tk)
+		rt.pass(ctx, w, r, nil, tk, rt.newJudge(r, p, nil))
 		return
 	}
 	if isBatch(body) {
@@ -57,6 +63,7 @@ func (rt *Router) serveMCP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "malformed or ambiguous JSON-RPC message: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	setMethod(r.Context(), msg.Method)
 	if msg.Method != "" && (msg.ID != nil || msg.Method == "tools/call") && !validID(msg.ID) {
 		// A tools/call notification might run the tool with no answer to
 		// check (and --enforce-order would give the run back).
@@ -64,10 +71,39 @@ func (rt *Router) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, nil, rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("%.100s needs an id, a string or a number", msg.Method)})
 		return
 	}
-	if m := msg.Method; m != "" && m != "tools/call" && m != "tools/list" && !passedMethod(m) {
+	switch m := msg.Method; {
+	case m == "":
+		if !rt.solicited(w, r, p, msg) {
+			return
+		}
+	case m == "tools/call", m == "tools/list":
+	case scoped(m):
+		scope, why, err := grantsOf(claims).authorize(m, msg.Params)
+		if err != nil {
+			rt.refuse(r, "bad_request")
+			http.Error(w, "malformed or ambiguous params: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if scope != "" {
+			rt.refuse(r, "insufficient_scope")
+			setScope(r.Context(), scope)
+			rt.verifier.Challenge(w, verify.Scheme(claims.TokenType()), http.StatusForbidden, "insufficient_scope", why, scope)
+			return
+		}
+	case m == "notifications/cancelled":
+		if id := cancelledID(msg.Params); id == "" || !rt.talk.pending(p, id) {
+			// Tied to the call it cancels: one the router is not relaying
+			// is not the client's to cancel (or is over); MCP has the
+			// receiver ignore such a cancellation, and so the router does.
+			rt.refuse(r, "unknown_request")
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+	case passedMethod(m):
+	default:
 		rt.refuse(r, "method_not_allowed")
 		writeRPCError(w, msg.ID, rpcError{Code: codeMethodNotFound,
-			Message: fmt.Sprintf("typeward route does not pass %.100q on: a composition token authorizes tools (initialize, ping, logging/setLevel, tools/list, tools/call and notifications only)", m)})
+			Message: fmt.Sprintf("typeward route does not pass %.100q on: a composition token opens tools, and with their scopes resources, prompts and completions (initialize, ping, logging/setLevel, tools/*, resources/*, prompts/*, completion/complete and notifications only)", m)})
 		return
 	}
 	tk, ok := rt.admit(w, r, msg.ID, len(body))
@@ -75,13 +111,101 @@ func (rt *Router) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer tk.done()
+	if msg.Method != "" && msg.ID != nil {
+		defer rt.talk.begin(p, string(msg.ID))()
+	}
 	switch msg.Method {
 	case "tools/call":
 		rt.call(ctx, w, r, claims, msg, body, tk)
 	case "tools/list":
 		rt.list(ctx, w, r, claims, msg, body, tk)
 	default:
-		rt.relay(ctx, w, r, msg, body, tk)
+		j := rt.newJudge(r, p, msg)
+		g := grantsOf(claims)
+		array, key, open := g.listFilter(msg.Method)
+		j.each = func(m []byte) []byte {
+			out, _ := rt.screen(j, m, func(resp *rpcMessage) []byte {
+				if open == nil || !g.narrowed(msg.Method) || resp.Result == nil {
+					return nil
+				}
+				return filterListing(resp, msg.ID, array, key, open)
+			})
+			return out
+		}
+		rt.pass(ctx, w, r, body, tk, j)
+	}
+}
+
+// solicited reports a client's response (to a request of the server's)
+// the router may pass on: one answering a request it passed to this
+// client in this session; else it answers 400.
+func (rt *Router) solicited(w http.ResponseWriter, r *http.Request, p peer, msg *rpcMessage) bool {
+	_, hasResult := msg.members["result"]
+	_, hasError := msg.members["error"]
+	if hasResult == hasError || !validID(msg.ID) {
+		rt.refuse(r, "bad_request")
+		http.Error(w, "neither a request, a notification nor a response (one of result and error, a string or number id)", http.StatusBadRequest)
+		return false
+	}
+	if !rt.talk.answered(p, string(msg.ID)) {
+		rt.refuse(r, "unsolicited_answer")
+		http.Error(w, fmt.Sprintf("typeward route passed no request of the server's with id %.40s to this client and session (or it expired): an answer to it is not passed on", msg.ID), http.StatusBadRequest)
+		return false
+	}
+	return true
+}
+
+// cancelledID is the requestId of a notifications/cancelled, as spelt.
+func cancelledID(params json.RawMessage) string {
+	obj, err := strictObject(params, "requestId", "reason")
+	if err != nil || !validID(obj["requestId"]) {
+		return ""
+	}
+	return string(obj["requestId"])
+}
+
+// stream relays a GET: the session's stream of the server's messages, or
+// (Last-Event-ID) the rest of a stream the router relayed, judged as that
+// stream was, so a resumed answer is checked like the original. A stream
+// holds one of --max-streams, not an exchange slot, and ends after
+// --stream-idle-timeout without a byte.
+func (rt *Router) stream(w http.ResponseWriter, r *http.Request, claims *verify.Claims) {
+	p := peerOf(r, claims)
+	last := r.Header.Values("Last-Event-Id")
+	var j *judge
+	switch len(last) {
+	case 0:
+		j = rt.newJudge(r, p, nil)
+	case 1:
+		var ok bool
+		if j, ok = rt.talk.resumes(p, last[0]); !ok {
+			rt.refuse(r, "unknown_event")
+			http.Error(w, fmt.Sprintf("typeward route relayed no event %.80q to this client and session: it resumes only the streams it relayed, to check what they carry", last[0]), http.StatusBadRequest)
+			return
+		}
+	default:
+		rt.refuse(r, "bad_request")
+		http.Error(w, "more than one Last-Event-ID", http.StatusBadRequest)
+		return
+	}
+	tk, err := rt.limit.stream()
+	if err != nil {
+		rt.busy(w, r, nil, err)
+		return
+	}
+	defer tk.done()
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Now().Add(rt.cfg.StreamIdleTimeout))
+	req, err := rt.upstreamRequest(r.Context(), r, nil)
+	if err == nil {
+		if len(last) == 1 {
+			req.Header.Set("Last-Event-Id", last[0])
+		}
+		_, err = rt.forward(w, req, tk, j, rt.cfg.StreamIdleTimeout)
+	}
+	if err != nil {
+		rt.upstreamFailed(w, r, nil, err)
 	}
 }
 
@@ -112,10 +236,11 @@ func validID(id json.RawMessage) bool {
 	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9'))
 }
 
-// passedMethod reports a method other than tools/* the router passes on:
-// the lifecycle and notifications. resources/*, prompts/*, completion/*
-// and tasks/* reach what no composition token authorizes, or (tasks/result)
-// a tool's result the router would not check.
+// passedMethod reports a method the router passes on with any valid
+// token: the lifecycle and notifications (notifications/cancelled tied to
+// its call). tools/*, and the methods a scope opens, are judged apart;
+// tasks/* stay refused: tasks/result would carry a tool's result the
+// router does not check.
 func passedMethod(method string) bool {
 	switch method {
 	case "initialize", "ping", "logging/setLevel":
@@ -124,36 +249,63 @@ func passedMethod(method string) bool {
 	return strings.HasPrefix(method, "notifications/")
 }
 
-// relay passes any other request through; its answer is screened like a
-// tools/call's (answers for another request are not passed on).
-func (rt *Router) relay(ctx context.Context, w http.ResponseWriter, r *http.Request, msg *rpcMessage, body []byte, tk *ticket) {
-	var id json.RawMessage
-	if msg != nil && msg.Method != "" {
-		id = msg.ID
+// newJudge is the judge of the answer to msg (nil: a request answering
+// nothing, such as a DELETE or a GET stream) from p's upstream: responses
+// must answer msg's id, the server's notifications pass, and its requests
+// are refused unless each says otherwise.
+func (rt *Router) newJudge(r *http.Request, p peer, msg *rpcMessage) *judge {
+	j := &judge{r: r, peer: p}
+	if msg != nil && msg.Method != "" && msg.ID != nil {
+		j.id, j.call, j.progress = msg.ID, msg.Method == "tools/call", progressToken(msg.Params)
 	}
-	x, err := rt.send(ctx, r, body, tk)
-	if err != nil {
-		rt.upstreamFailed(w, r, id, err)
-		return
-	}
-	x.rewrite(func(m []byte) []byte {
-		out, _ := rt.screen(r, id, m, nil)
+	j.each = func(m []byte) []byte {
+		out, _ := rt.screen(j, m, nil)
 		return out
-	})
-	x.write(w)
+	}
+	return j
 }
 
-// screen reads one message of the upstream's answer to the request with
-// id, strictly, and returns what the client gets instead of it (nil: the
-// message as it is) and whether it was refused. A notification of the
-// server's passes, a request of its is refused; a response must answer id, spelt as the client
+// progressToken is params._meta.progressToken as spelt, nil when absent.
+func progressToken(params json.RawMessage) json.RawMessage {
+	obj, err := strictObject(params)
+	if err != nil || obj["_meta"] == nil {
+		return nil
+	}
+	meta, err := strictObject(obj["_meta"], "progressToken")
+	if err != nil || !validID(meta["progressToken"]) {
+		return nil
+	}
+	return meta["progressToken"]
+}
+
+// pass sends the request upstream and relays the answer, judged by j.
+func (rt *Router) pass(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte, tk *ticket, j *judge) {
+	req, err := rt.upstreamRequest(ctx, r, body)
+	if err == nil {
+		_, err = rt.forward(w, req, tk, j, 0)
+	}
+	if err != nil {
+		rt.upstreamFailed(w, r, j.id, err)
+	}
+}
+
+// screen reads one message of the upstream's answer strictly and returns
+// what the client gets instead of it (nil: the message as it is; dropped:
+// nothing) and whether it was refused. A notification of the server's
+// passes (progress only with the request's own token); a request of its
+// passes only inside a tool call, with --server-requests pass (its answer
+// is then expected); a response must answer j.id, spelt as the client
 // spelt it (a client matching ids by value would take a response for
 // another of its requests, or "7.0" for 7, as the answer), and onResult,
 // when not nil, judges it (a result or an error).
-func (rt *Router) screen(r *http.Request, id json.RawMessage, m []byte, onResult func(resp *rpcMessage) []byte) ([]byte, bool) {
+func (rt *Router) screen(j *judge, m []byte, onResult func(resp *rpcMessage) []byte) ([]byte, bool) {
 	fail := func(why string) ([]byte, bool) {
-		rt.cfg.Log.WarnContext(r.Context(), "upstream answer refused", "why", why, "request_id", requestID(r.Context()))
-		return errorMessage(id, rpcError{Code: codeInternal, Message: "typeward route refused the upstream's answer: " + why}), true
+		rt.cfg.Log.WarnContext(j.r.Context(), "upstream answer refused", "why", why, "request_id", requestID(j.r.Context()))
+		if j.id == nil {
+			return dropped, true // a GET stream: no request to answer with an error
+		}
+		j.responded.Store(true)
+		return errorMessage(j.id, rpcError{Code: codeInternal, Message: "typeward route refused the upstream's answer: " + why}), true
 	}
 	resp, err := parseMessage(m)
 	if err != nil {
@@ -163,20 +315,26 @@ func (rt *Router) screen(r *http.Request, id json.RawMessage, m []byte, onResult
 	_, hasError := resp.members["error"]
 	if !hasResult && !hasError {
 		if resp.ID != nil {
-			// A request of the server's (sampling/createMessage,
-			// elicitation/create, roots/list): a composition token
-			// authorizes tool calls, not the server using the client's
-			// model, its user or its files.
-			return fail(fmt.Sprintf("the upstream sent a request (%.60q) typeward route does not pass on", resp.Method))
+			return rt.serverRequest(j, resp, fail)
+		}
+		if resp.Method == "notifications/progress" && (j.progress == nil || !bytes.Equal(progressOf(resp.Params), j.progress)) {
+			// Tied to the request it reports on: another's progress token
+			// is not this stream's to carry.
+			rt.cfg.Log.WarnContext(j.r.Context(), "upstream progress dropped: not the request's progress token", "request_id", requestID(j.r.Context()))
+			return dropped, true
 		}
 		return nil, false // a notification
 	}
 	if hasResult && hasError {
 		return fail("a response with both result and error")
 	}
-	if len(id) == 0 || !bytes.Equal(resp.ID, id) {
-		return fail(fmt.Sprintf("a response for id %.40s, not for the request's id %.40s", resp.ID, id))
+	if j.id == nil {
+		return fail(fmt.Sprintf("a response (id %.40s) on a stream answering no request", resp.ID))
 	}
+	if !bytes.Equal(resp.ID, j.id) {
+		return fail(fmt.Sprintf("a response for id %.40s, not for the request's id %.40s", resp.ID, j.id))
+	}
+	j.responded.Store(true)
 	if onResult == nil {
 		return nil, false
 	}
@@ -184,6 +342,64 @@ func (rt *Router) screen(r *http.Request, id json.RawMessage, m []byte, onResult
 		return out, true
 	}
 	return nil, false
+}
+
+// serverRequest judges a request of the server's inside an answer:
+// sampling/createMessage, elicitation/create, roots/list (and ping) pass
+// inside an authorized tool call, where the host mediates them with its
+// person as MCP asks, unless --server-requests refuse; the router then
+// expects the client's answer to it, and only that. Any other, and any
+// outside a tool call, is refused.
+func (rt *Router) serverRequest(j *judge, req *rpcMessage, fail func(string) ([]byte, bool)) ([]byte, bool) {
+	switch req.Method {
+	case "sampling/createMessage", "elicitation/create", "roots/list", "ping":
+	default:
+		return fail(fmt.Sprintf("the upstream sent a request (%.60q) typeward route does not pass on", req.Method))
+	}
+	switch {
+	case !validID(req.ID):
+		return fail(fmt.Sprintf("the upstream sent a request (%.60q) with an id that is neither a string nor a number", req.Method))
+	case !j.call || j.id == nil:
+		return fail(fmt.Sprintf("the upstream sent a request (%.60q) outside a tool call: typeward route passes the server's requests only inside an authorized tools/call", req.Method))
+	case rt.cfg.ServerRequests == ServerRequestsRefuse:
+		return fail(fmt.Sprintf("the upstream sent a request (%.60q) inside the tool call, and typeward route runs with --server-requests refuse", req.Method))
+	}
+	rt.talk.asked(j.peer, string(req.ID))
+	return nil, false
+}
+
+// progressOf is a progress notification's progressToken, as spelt.
+func progressOf(params json.RawMessage) json.RawMessage {
+	obj, err := strictObject(params, "progressToken")
+	if err != nil {
+		return nil
+	}
+	return obj["progressToken"]
+}
+
+// filterListing cuts a listing (resources, resource templates, prompts)
+// down to the entries a narrowed token opens.
+func filterListing(resp *rpcMessage, id json.RawMessage, array, key string, open func(string) bool) []byte {
+	result, err := strictObject(resp.Result, array, "nextCursor")
+	var entries []json.RawMessage
+	if err == nil {
+		err = json.Unmarshal(result[array], &entries)
+	}
+	if err != nil {
+		return errorMessage(id, rpcError{Code: codeInternal, Message: "typeward route refused the upstream's listing: " + err.Error()})
+	}
+	kept := make([]json.RawMessage, 0, len(entries))
+	for _, e := range entries {
+		obj, err := strictObject(e, key)
+		var v string
+		if err == nil && json.Unmarshal(obj[key], &v) == nil && open(v) {
+			kept = append(kept, e)
+		}
+	}
+	result[array], _ = json.Marshal(kept)
+	resp.members["result"], _ = json.Marshal(result)
+	out, _ := json.Marshal(resp.members)
+	return out
 }
 
 // upstreamFailed answers a request whose upstream exchange failed: 503
@@ -200,275 +416,17 @@ func (rt *Router) upstreamFailed(w http.ResponseWriter, r *http.Request, id json
 
 // list forwards tools/list and filters the answer to the token's tools.
 func (rt *Router) list(ctx context.Context, w http.ResponseWriter, r *http.Request, claims *verify.Claims, msg *rpcMessage, body []byte, tk *ticket) {
-	x, err := rt.send(ctx, r, body, tk)
-	if err != nil {
-		rt.upstreamFailed(w, r, msg.ID, err)
-		return
-	}
-	x.rewrite(func(m []byte) []byte {
-		out, _ := rt.screen(r, msg.ID, m, func(resp *rpcMessage) []byte {
+	j := rt.newJudge(r, peerOf(r, claims), msg)
+	j.each = func(m []byte) []byte {
+		out, _ := rt.screen(j, m, func(resp *rpcMessage) []byte {
 			if resp.Result == nil {
 				return nil
 			}
-			result, err := strictObject(resp.Result, "tools", "nextCursor")
-			var tools []json.RawMessage
-			if err == nil {
-				err = json.Unmarshal(result["tools"], &tools)
-			}
-			if err != nil {
-				return errorMessage(msg.ID, rpcError{Code: codeInternal, Message: "typeward route refused the upstream's tools/list: " + err.Error()})
-			}
-			kept := make([]json.RawMessage, 0, len(tools))
-			for _, t := range tools {
-				decl, err := strictObject(t, "name")
-				var name string
-				if err == nil && json.Unmarshal(decl["name"], &name) == nil && verify.ToolAllowed(claims, name) {
-					kept = append(kept, t)
-				}
-			}
-			result["tools"], _ = json.Marshal(kept)
-			resp.members["result"], _ = json.Marshal(result)
-			out, _ := json.Marshal(resp.members)
-			return out
+			return filterListing(resp, msg.ID, "tools", "name", func(name string) bool { return verify.ToolAllowed(claims, name) })
 		})
 		return out
-	})
-	x.write(w)
-}
-
-// call enforces the pinned contract of one tools/call: the version pinned,
-// the upstream's declaration unchanged, the arguments valid, the order (if
-// enforced); then forwards and checks the result.
-func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Request, claims *verify.Claims, msg *rpcMessage, body []byte, tk *ticket) {
-	// verify.ToolName read params.name; the router reads the members it
-	// acts on by their exact names, as the upstream will.
-	var params callParams
-	pm, err := strictObject(msg.Params, "name", "arguments")
-	if err == nil {
-		params.Arguments = pm["arguments"]
-		if json.Unmarshal(pm["name"], &params.Name) != nil {
-			err = errors.New("params.name is not a string")
-		}
 	}
-	if err != nil {
-		rt.refuse(r, "bad_request")
-		http.Error(w, "malformed or ambiguous tools/call params: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	setTool(r.Context(), params.Name)
-	ref, ok := pinOf(claims, params.Name)
-	if !ok {
-		rt.refuse(r, "not_pinned")
-		rt.verifier.Challenge(w, verify.Scheme(claims.TokenType()), http.StatusForbidden, "insufficient_scope",
-			fmt.Sprintf("the token pins no version of tool %q (no mcp_composition names it)", params.Name), verify.ToolScopePrefix+params.Name)
-		return
-	}
-	p, err := rt.schemas.get(ctx, ref)
-	if err != nil {
-		rt.refuse(r, "registry_unavailable")
-		rt.calls(params.Name, "refused")
-		writeRPCError(w, msg.ID, rpcError{Code: codeUnavailable, Message: fmt.Sprintf("tool %s: %v", params.Name, err)})
-		return
-	}
-	live, err := rt.live.digest(ctx, r, params.Name)
-	if errors.Is(err, errBusy) {
-		rt.calls(params.Name, "refused")
-		rt.busy(w, r, msg.ID, err)
-		return
-	}
-	if err != nil && !errors.Is(err, errAbsent) {
-		rt.refuse(r, "upstream_unavailable")
-		rt.calls(params.Name, "refused")
-		writeRPCError(w, msg.ID, rpcError{Code: codeUnavailable, Message: fmt.Sprintf("tool %s: %v", params.Name, err)})
-		return
-	}
-	if errors.Is(err, errAbsent) {
-		live = "(not listed)"
-	}
-	if live != ref.Digest {
-		rt.refuse(r, "tool_changed")
-		rt.calls(params.Name, "refused")
-		writeRPCError(w, msg.ID, rpcError{Code: codeToolChanged,
-			Message: fmt.Sprintf("tool %s changed: the upstream declares %s, the composition was proven for %s; validate the composition again and get a new token", params.Name, live, ref.Digest),
-			Data:    map[string]string{"tool": params.Name, "upstream_digest": live, "pinned_digest": ref.Digest}})
-		return
-	}
-	if bytes.Equal(bytes.TrimSpace(params.Arguments), []byte("null")) {
-		params.Arguments = nil // clients send null for "no arguments"
-	}
-	args, err := decodeArguments(params.Arguments)
-	if err != nil {
-		rt.refuse(r, "invalid_arguments")
-		rt.calls(params.Name, "invalid_arguments")
-		writeRPCError(w, msg.ID, rpcError{Code: codeInvalidParams, Message: "arguments: " + err.Error()})
-		return
-	}
-	if fs := check(p.input, args, "arguments"); len(fs) > 0 {
-		rt.refuse(r, "invalid_arguments")
-		rt.calls(params.Name, "invalid_arguments")
-		writeRPCError(w, msg.ID, rpcError{Code: codeInvalidParams, Message: summary("", fs), Data: map[string]any{"tool": params.Name, "errors": fs}})
-		return
-	}
-	var step *orderStep
-	if rt.order != nil {
-		if step, err = rt.order.begin(claims, params.Name); err != nil {
-			rt.refuse(r, "out_of_order")
-			rt.calls(params.Name, "out_of_order")
-			writeRPCError(w, msg.ID, rpcError{Code: codeOutOfOrder, Message: err.Error()})
-			return
-		}
-	}
-
-	x, err := rt.send(ctx, r, body, tk)
-	if err != nil {
-		// The call may have run unless it never left: a hang-up or a
-		// timeout must not give the run back (a client hanging up at once
-		// could then run a node any number of times).
-		var op *net.OpError
-		if errors.As(err, &op) && op.Op == "dial" {
-			rt.order.abort(step)
-		}
-		rt.calls(params.Name, "upstream_error")
-		if errors.Is(err, errBusy) {
-			// The call reached the upstream and may have run: no
-			// Retry-After, a retry could run it again.
-			rt.refuse(r, "overloaded")
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadGateway)
-			_, _ = w.Write(errorMessage(msg.ID, rpcError{Code: codeUnavailable,
-				Message: fmt.Sprintf("tool %s: the call reached the upstream and may have run, but its answer was not checked: %v", params.Name, err)}))
-			return
-		}
-		rt.upstreamFailed(w, r, msg.ID, err)
-		return
-	}
-	outcome := "ok"
-	var content any
-	answered := false
-	x.rewrite(func(m []byte) []byte {
-		var violation []Failure
-		why, logMsg := "that breaks its outputSchema", "result breaks the pinned outputSchema"
-		out, refused := rt.screen(r, msg.ID, m, func(resp *rpcMessage) []byte {
-			answered = true
-			if resp.Result == nil {
-				outcome = "tool_error"
-				return nil
-			}
-			result, err := strictObject(resp.Result, "isError", "structuredContent", "content")
-			isError := false
-			if err == nil && result["isError"] != nil && json.Unmarshal(result["isError"], &isError) != nil {
-				err = errors.New("isError is not a boolean")
-			}
-			if err != nil {
-				violation = []Failure{{Message: "result: " + err.Error()}}
-			} else if isError {
-				outcome = "tool_error"
-				return nil
-			} else if p.output == nil {
-				return nil
-			} else if sc := result["structuredContent"]; len(sc) == 0 || string(sc) == "null" {
-				// MCP: a tool declaring an outputSchema must return
-				// structured results conforming to it. Without them the
-				// result's content would go on unchecked.
-				violation = []Failure{{InstancePath: "", Keyword: "required", Message: "structuredContent: required by the outputSchema, missing"}}
-			} else if v, err := decodeArguments(sc); err != nil {
-				violation = []Failure{{Message: "structuredContent: " + err.Error()}}
-			} else if violation = check(p.output, v, "structuredContent"); len(violation) == 0 {
-				if violation = contentAgrees(result["content"], sc); len(violation) == 0 {
-					content = v
-					return nil
-				}
-				why, logMsg = "whose content is not its structuredContent", "result content is not its structuredContent"
-			}
-			return errorMessage(msg.ID, rpcError{Code: codeInternal,
-				Message: summary(fmt.Sprintf("tool %s returned a result %s: ", params.Name, why), violation),
-				Data:    map[string]any{"tool": params.Name, "errors": violation}})
-		})
-		if !refused {
-			return nil
-		}
-		if violation != nil {
-			outcome = "output_violation"
-			rt.metrics.outputViolations.WithLabelValues(params.Name).Inc()
-			rt.cfg.Log.WarnContext(r.Context(), logMsg, "tool", params.Name, "version", ref.Version,
-				"digest", ref.Digest, "violation", violation[0].Message, "request_id", requestID(r.Context()))
-		} else if outcome != "output_violation" {
-			outcome = "upstream_error"
-		}
-		return out
-	})
-	switch {
-	case !x.ok():
-		outcome = "upstream_error" // refused at the HTTP level: not run
-		rt.order.abort(step)
-	case !answered:
-		// A 2xx without an answer to the call: it may have run, and it
-		// feeds nothing downstream.
-		outcome = "upstream_error"
-	case outcome == "ok":
-		rt.order.done(step, content)
-	default:
-		rt.order.abort(step) // an error, a tool error, a refused result: not counted
-	}
-	rt.calls(params.Name, outcome)
-	x.write(w)
-}
-
-// contentAgrees checks a result's content against its structuredContent
-// sc (valid against the outputSchema): a client's model usually reads the
-// content. Every block with a text member (whatever its type says) whose
-// text is one JSON value, a bare number or string included, must be sc
-// after RFC 8785 canonicalisation, and must read unambiguously (no member
-// twice, no lone surrogate escape): MCP has a tool returning structured
-// content also return it serialised in a text block. Text that is not
-// JSON is prose the router cannot judge against a schema and passes, as
-// do other blocks (images, audio, resource links and embedded resources).
-func contentAgrees(content, sc json.RawMessage) []Failure {
-	if len(content) == 0 || string(content) == "null" {
-		return nil
-	}
-	fail := func(path, keyword, format string, a ...any) []Failure {
-		return []Failure{{InstancePath: path, Keyword: keyword, Message: fmt.Sprintf(format, a...)}}
-	}
-	var blocks []json.RawMessage
-	if err := json.Unmarshal(content, &blocks); err != nil {
-		return fail("/content", "type", "content: not an array")
-	}
-	var want []byte
-	for i, b := range blocks {
-		block, err := strictObject(b, "type", "text")
-		if err != nil {
-			return fail(fmt.Sprintf("/content/%d", i), "", "content[%d]: %v", i, err)
-		}
-		raw, ok := block["text"]
-		if !ok {
-			continue
-		}
-		var text string
-		if err := json.Unmarshal(raw, &text); err != nil {
-			return fail(fmt.Sprintf("/content/%d/text", i), "type", "content[%d].text: not a string", i)
-		}
-		if !json.Valid([]byte(text)) {
-			continue // prose
-		}
-		path := fmt.Sprintf("/content/%d/text", i)
-		if err := checkStrict([]byte(text)); err != nil {
-			return fail(path, "", "content[%d].text: JSON peers read differently (%v)", i, err)
-		}
-		if want == nil {
-			if want, err = jcs.Canonicalize(sc); err != nil {
-				return fail(path, "", "content[%d].text: JSON, and structuredContent cannot be canonicalised to compare them (%v)", i, err)
-			}
-		}
-		got, err := jcs.Canonicalize([]byte(text))
-		if err != nil {
-			return fail(path, "", "content[%d].text: JSON that cannot be canonicalised (%v)", i, err)
-		}
-		if !bytes.Equal(got, want) {
-			return fail(path, "const", "content[%d].text: JSON other than the structuredContent", i)
-		}
-	}
-	return nil
+	rt.pass(ctx, w, r, body, tk, j)
 }
 
 // decodeArguments decodes a JSON value keeping numbers exact; absent

@@ -63,6 +63,8 @@ type requestState struct {
 	mu      sync.Mutex
 	id      string
 	tool    string
+	method  string // the JSON-RPC method, "" for none (a GET, a response)
+	scope   string // the scope an insufficient_scope refusal named
 	refused string // the reason counted, "" when none was
 }
 
@@ -77,6 +79,20 @@ func stateOf(ctx context.Context) *requestState {
 }
 
 func requestID(ctx context.Context) string { return stateOf(ctx).id }
+
+func setScope(ctx context.Context, scope string) {
+	s := stateOf(ctx)
+	s.mu.Lock()
+	s.scope = scope
+	s.mu.Unlock()
+}
+
+func setMethod(ctx context.Context, method string) {
+	s := stateOf(ctx)
+	s.mu.Lock()
+	s.method = method
+	s.mu.Unlock()
+}
 
 func setTool(ctx context.Context, tool string) {
 	s := stateOf(ctx)
@@ -119,7 +135,7 @@ func (rt *Router) observe(next http.Handler) http.Handler {
 		defer s.mu.Unlock()
 		rt.cfg.Log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", s.id),
 			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.Status),
-			slog.String("tool", s.tool), slog.String("refused", s.refused), slog.Duration("duration", rt.cfg.Now().Sub(start)))
+			slog.String("rpc_method", s.method), slog.String("tool", s.tool), slog.String("scope", s.scope), slog.String("refused", s.refused), slog.Duration("duration", rt.cfg.Now().Sub(start)))
 	})
 }
 

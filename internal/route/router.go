@@ -25,6 +25,7 @@ type Router struct {
 	schemas  *schemaCache
 	live     *liveTools
 	limit    *limiter
+	talk     *conversations
 	order    *orderState
 	metrics  *Metrics
 	handler  http.Handler
@@ -65,7 +66,8 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	upClient.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	rt.upClient = &upClient
 	rt.schemas = newSchemaCache(cfg.HTTPClient, cfg.RegistryURL, cfg.SchemaCacheBytes)
-	rt.limit = newLimiter(cfg.MaxInFlight, cfg.MaxBufferedBytes)
+	rt.limit = newLimiter(cfg.MaxInFlight, cfg.MaxStreams, cfg.MaxBufferedBytes)
+	rt.talk = newConversations(cfg.UpstreamTimeout, cfg.Now)
 	rt.metrics.watch(rt.limit)
 	rt.live = &liveTools{rt: rt, ttl: cfg.ListTTL, timeout: cfg.ListTimeout}
 	if cfg.EnforceOrder {

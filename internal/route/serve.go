@@ -16,9 +16,10 @@ func (rt *Router) Serve(ctx context.Context, ln, metrics net.Listener, shutdown 
 		Handler:           rt,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      rt.cfg.UpstreamTimeout + 10*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    rt.cfg.MaxHeaderBytes,
+		// No WriteTimeout: it would cut a GET stream. Each answer sets its
+		// own write deadline (serveMCP, stream).
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: rt.cfg.MaxHeaderBytes,
 	}
 	servers := []*http.Server{srv}
 	errs := make(chan error, 2)

@@ -9,7 +9,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,16 +17,15 @@ import (
 
 // forwardedHeaders are the only request headers passed upstream: the
 // client's token (Authorization) and cookies never are (MCP forbids token
-// passthrough), nor hop-by-hop headers, nor Last-Event-Id (no stream is
-// resumed through the router: a resumed stream's answers would pass
-// unchecked).
+// passthrough), nor hop-by-hop headers; Last-Event-Id only on a GET
+// resuming a stream the router relayed (stream).
 var forwardedHeaders = []string{
 	"Accept", "Content-Type", "Mcp-Protocol-Version", "Mcp-Session-Id",
 	verify.HeaderMcpMethod, verify.HeaderMcpName, "User-Agent",
 }
 
 // returnedHeaders are the upstream response headers passed back.
-var returnedHeaders = []string{"Content-Type", "Mcp-Session-Id", "Cache-Control"}
+var returnedHeaders = []string{"Content-Type", "Content-Length", "Mcp-Session-Id", "Cache-Control"}
 
 // upstreamRequest builds the request to the upstream for r with body.
 func (rt *Router) upstreamRequest(ctx context.Context, r *http.Request, body []byte) (*http.Request, error) {
@@ -45,16 +43,6 @@ func (rt *Router) upstreamRequest(ctx context.Context, r *http.Request, body []b
 		}
 	}
 	return req, nil
-}
-
-// send passes the client's request upstream and reads the answer whole,
-// charged to tk.
-func (rt *Router) send(ctx context.Context, r *http.Request, body []byte, tk *ticket) (*exchange, error) {
-	req, err := rt.upstreamRequest(ctx, r, body)
-	if err != nil {
-		return nil, err
-	}
-	return rt.roundTrip(req, tk)
 }
 
 // exchange is one upstream answer read whole (bounded).
@@ -87,10 +75,17 @@ func (rt *Router) roundTrip(req *http.Request, tk *ticket) (*exchange, error) {
 	return &exchange{status: resp.StatusCode, header: resp.Header, body: body, sse: mt == "text/event-stream"}, nil
 }
 
-// write sends an exchange back to the client, under the content type the
-// router read it as (a client must not read as SSE what the router read
-// as JSON, or the reverse).
+// write sends an exchange back to the client whole.
 func (x *exchange) write(w http.ResponseWriter) {
+	x.header.Set("Content-Length", fmt.Sprint(len(x.body)))
+	x.writeHeader(w)
+	_, _ = w.Write(x.body)
+}
+
+// writeHeader sends the answer's status and headers, under the content
+// type the router read it as (a client must not read as SSE what the
+// router read as JSON, or the reverse).
+func (x *exchange) writeHeader(w http.ResponseWriter) {
 	for _, h := range returnedHeaders {
 		if v := x.header.Get(h); v != "" {
 			w.Header().Set(h, v)
@@ -105,9 +100,7 @@ func (x *exchange) write(w http.ResponseWriter) {
 	case len(bytes.TrimSpace(x.body)) > 0:
 		w.Header().Set("Content-Type", "application/json")
 	}
-	w.Header().Set("Content-Length", fmt.Sprint(len(x.body)))
 	w.WriteHeader(x.status)
-	_, _ = w.Write(x.body)
 }
 
 // ok reports a 2xx answer: only those carry JSON-RPC messages (write
@@ -125,90 +118,20 @@ func (x *exchange) rewrite(f func(msg []byte) []byte) {
 			return
 		}
 		if out := f(x.body); out != nil {
-			x.body = out
+			x.body = out // dropped: an empty answer
 		}
 		return
 	}
 	var out bytes.Buffer
 	for _, ev := range splitEvents(x.body) {
-		if ev.data != "" {
+		if ev.message() {
 			if repl := f([]byte(ev.data)); repl != nil {
-				ev.data = string(repl)
+				ev.data, ev.hasData = string(repl), len(repl) > 0
 			}
 		}
 		ev.write(&out)
 	}
 	x.body = out.Bytes()
-}
-
-// sseEvent is one server-sent event: its event, id and retry fields, in
-// order, and its data.
-type sseEvent struct {
-	fields  []string
-	data    string
-	hasData bool
-}
-
-// splitEvents parses an SSE stream as the WHATWG algorithm clients use
-// does: an optional leading BOM, lines ended by CRLF, LF or CR, "name:
-// value" or a bare "name", comments and unknown fields ignored. The
-// router must see the events a client will: reading bare CRs or a BOM
-// differently would let an event through unchecked.
-func splitEvents(body []byte) []sseEvent {
-	s := strings.TrimPrefix(string(body), "\ufeff")
-	var events []sseEvent
-	var cur sseEvent
-	var data []string
-	flush := func() {
-		if len(cur.fields) > 0 || cur.hasData {
-			cur.data = strings.Join(data, "\n")
-			events = append(events, cur)
-		}
-		cur, data = sseEvent{}, nil
-	}
-	for len(s) > 0 {
-		i := strings.IndexAny(s, "\r\n")
-		line := s
-		if i < 0 {
-			s = ""
-		} else {
-			line = s[:i]
-			if strings.HasPrefix(s[i:], "\r\n") {
-				s = s[i+2:]
-			} else {
-				s = s[i+1:]
-			}
-		}
-		if line == "" {
-			flush()
-			continue
-		}
-		name, value, found := strings.Cut(line, ":")
-		if found {
-			value = strings.TrimPrefix(value, " ")
-		}
-		switch name {
-		case "data":
-			data = append(data, value)
-			cur.hasData = true
-		case "event", "id", "retry":
-			cur.fields = append(cur.fields, name+": "+value)
-		}
-	}
-	flush()
-	return events
-}
-
-func (ev sseEvent) write(out *bytes.Buffer) {
-	for _, f := range ev.fields {
-		out.WriteString(f + "\n")
-	}
-	if ev.hasData {
-		for _, line := range strings.Split(ev.data, "\n") {
-			out.WriteString("data: " + line + "\n")
-		}
-	}
-	out.WriteString("\n")
 }
 
 // messages are the JSON-RPC messages of an answer.
@@ -221,7 +144,7 @@ func (x *exchange) messages() [][]byte {
 	}
 	var out [][]byte
 	for _, ev := range splitEvents(x.body) {
-		if ev.hasData {
+		if ev.message() {
 			out = append(out, []byte(ev.data))
 		}
 	}
