@@ -42,6 +42,7 @@ func TestDecisionRecords(t *testing.T) {
 		{name: "disabled client", client: "off", form: []string{"grant_type", "client_credentials"}},
 		{name: "no grant type", client: "app"},
 		{name: "unsupported grant type", client: "app", form: []string{"grant_type", "password"}},
+		{name: "grant not registered", client: "host", form: []string{"grant_type", "client_credentials", "authorization_details", details(valid)}},
 		{name: "repeated grant type", client: "app", form: []string{"grant_type", "client_credentials", "grant_type", "client_credentials"}},
 		{name: "nothing asked", client: "app", form: []string{"grant_type", "client_credentials"}},
 		{name: "scope token", client: "admin", form: []string{"grant_type", "client_credentials", "scope", "typeward:admin"}},
