@@ -102,7 +102,9 @@ func (r *Registration) Validate() error {
 	}
 	eachUnique(r.AllowedTools, "/allowed_tools", add, ValidateToolPattern)
 
-	if len(r.AllowedTools) > 0 && len(r.AllowedAudiences) == 0 {
+	// A host of the authorization code grant without admin-set audiences
+	// asks for the server's protected resources (package hosts).
+	if len(r.AllowedTools) > 0 && len(r.AllowedAudiences) == 0 && !r.authorizationCode() {
 		add("/allowed_audiences", "is required when allowed_tools is set (a tool token names its resource)")
 	}
 	if len(r.AllowedAudiences) > maxAudiences {
@@ -126,6 +128,15 @@ func (r *Registration) Validate() error {
 		return &ValidationError{Problems: ps}
 	}
 	return nil
+}
+
+// authorizationCode reports whether the client will have the
+// authorization code grant, as validateRedirection defaults it.
+func (r *Registration) authorizationCode() bool {
+	if len(r.GrantTypes) == 0 {
+		return len(r.RedirectURIs) > 0 || r.TokenEndpointAuthMethod == None
+	}
+	return slices.Contains(r.GrantTypes, GrantAuthorizationCode)
 }
 
 // validateRedirection checks redirect_uris and grant_types together,

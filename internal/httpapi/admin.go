@@ -44,7 +44,9 @@ type Admin struct {
 	Audit     audit.Store
 	// Resources is the server's protected-resource list.
 	Resources *resources.List
-	Now       func() time.Time
+	// Registration makes initial access tokens (--registration token).
+	Registration *oauth.Registrar
+	Now          func() time.Time
 
 	log *slog.Logger
 }
@@ -134,7 +136,8 @@ func adminProblem(err error) *Problem {
 	case errors.Is(err, registry.ErrAmbiguous):
 		return problem(http.StatusConflict, err.Error())
 	case errors.Is(err, registry.ErrInvalidDeclaration), errors.Is(err, registry.ErrInvalidComposition),
-		errors.Is(err, registry.ErrToolsFile), errors.Is(err, audit.ErrInvalidQuery), errors.Is(err, resources.ErrInvalid):
+		errors.Is(err, registry.ErrToolsFile), errors.Is(err, audit.ErrInvalidQuery), errors.Is(err, resources.ErrInvalid),
+		errors.Is(err, oauth.ErrInvalidAccessTokenTTL):
 		return problem(http.StatusBadRequest, err.Error())
 	}
 	return internalProblem(err)

@@ -36,6 +36,8 @@ type Config struct {
 	JWKS     JWKSSource
 	Ready    ReadinessCheck
 	Admin    *Admin
+	// Registration is dynamic client registration (nil: none).
+	Registration *oauth.Registrar
 	// Console is the operator console's handler (nil: no console).
 	Console http.Handler
 	// Versions serves the public registry read endpoint; Admin.Registry
@@ -102,6 +104,7 @@ func NewRouter(cfg Config) http.Handler {
 		r.Post(oauth.PathBackchannel, oa.backchannel)
 		r.Post(oauth.PathIntrospect, oa.introspect)
 		r.Post(oauth.PathRevoke, oa.revoke)
+		r.Post(oauth.PathRegister, (&registerHandler{svc: cfg.Registration, log: cfg.Log}).register)
 	})
 
 	if c := cfg.Console; c != nil {
@@ -144,6 +147,7 @@ func NewRouter(cfg Config) http.Handler {
 		r.Get("/resources", ad.listResources)
 		r.Post("/resources", ad.addResource)
 		r.Delete("/resources", ad.deleteResource)
+		r.Post("/registration-tokens", ad.createRegistrationToken)
 
 		r.Get("/keys", ad.listKeys)
 		r.Post("/keys:rotate", ad.rotateKeys)

@@ -27,6 +27,12 @@ type Metadata struct {
 	// Not an RFC 8414 member for access tokens, but what RFC 9068 verifiers
 	// look for; the JWKS carries the same algorithms per key.
 	AccessTokenSigningAlgValuesSupported []string `json:"access_token_signing_alg_values_supported"`
+	// RegistrationEndpoint is RFC 7591's, named only while registration is
+	// open to someone (--registration open or token).
+	RegistrationEndpoint string `json:"registration_endpoint,omitempty"`
+	// ClientIDMetadataDocumentSupported: a client_id may be the https URL
+	// of the client's metadata document (package cimd).
+	ClientIDMetadataDocumentSupported bool `json:"client_id_metadata_document_supported"`
 	// OpenID CIBA Core §4: the backchannel authentication endpoint, in
 	// poll mode only.
 	BackchannelAuthenticationEndpoint      string   `json:"backchannel_authentication_endpoint"`
@@ -39,6 +45,9 @@ const (
 	PathToken      = "/oauth2/token"
 	PathIntrospect = "/oauth2/introspect"
 	PathRevoke     = "/oauth2/revoke"
+	// PathRegister is RFC 7591 dynamic client registration (package
+	// registration).
+	PathRegister = "/oauth2/register"
 	// PathBackchannel is the CIBA backchannel authentication endpoint.
 	PathBackchannel = "/oauth2/bc-authorize"
 	PathJWKS        = "/.well-known/jwks.json"

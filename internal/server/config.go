@@ -19,6 +19,7 @@ import (
 	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/keys"
+	"github.com/typeward/typeward/internal/registration"
 	"github.com/typeward/typeward/internal/resources"
 	"github.com/typeward/typeward/internal/users"
 )
@@ -100,13 +101,6 @@ const (
 	EnvConsolePassword   = "TYPEWARD_CONSOLE_PASSWORD"
 )
 
-// The values of --registration.
-const (
-	RegistrationOpen  = "open"
-	RegistrationToken = "token"
-	RegistrationOff   = "off"
-)
-
 // Config is a validated configuration.
 type Config struct {
 	Addr        string
@@ -150,10 +144,9 @@ type Config struct {
 	// Resources are the static protected resources (--resources), besides
 	// those the store lists.
 	Resources []string
-	// Registration is who may use dynamic client registration:
-	// RegistrationOpen, RegistrationToken or RegistrationOff (the default
-	// of the mode when unset: open embedded, off with a database).
-	Registration string
+	// Registration is who may use dynamic client registration (the
+	// default of the mode when unset: open embedded, off with a database).
+	Registration registration.Mode
 	// CIMD configures the fetching of client ID metadata documents:
 	// CIMDRoots (from --cimd-ca-file) replaces the system roots and
 	// CIMDAllowLoopback admits 127.0.0.1 documents, for tests only.
@@ -226,7 +219,10 @@ func (c *Config) bind(b *binder) {
 	b.duration(&c.DrainDelay, "drain-delay", EnvDrainDelay, DefaultDrainDelay, "on SIGTERM, report not ready and keep serving this long before closing the listener, 0 to 30s")
 	b.str(&c.MetricsAddr, "metrics-addr", EnvMetricsAddr, DefaultMetricsAddr, "operator listener for /metrics, `host:port` (empty: no metrics listener); never the public one")
 	b.list(&c.Resources, "resources", EnvResources, "comma-separated protected resource `URIs` that clients without admin-set audiences (metadata documents, registered hosts) may ask for, besides those the admin API lists")
-	b.str(&c.Registration, "registration", EnvRegistration, "", "dynamic client registration (RFC 7591): open, token (an initial access token from the admin API) or off (default open embedded, off with a database)")
+	b.value("registration", EnvRegistration, "", "dynamic client registration (RFC 7591): open, token (an initial access token from the admin API) or off (default open embedded, off with a database)", func(v string) error {
+		c.Registration = registration.Mode(v)
+		return nil
+	})
 	b.str(&c.CIMDCAFile, "cimd-ca-file", EnvCIMDCAFile, "", "PEM `file` of the only CAs trusted when fetching client ID metadata documents (tests; default the system roots)")
 	b.boolean(&c.CIMDAllowLoopback, "cimd-allow-loopback", EnvCIMDAllowLoopback, false, "let client ID metadata documents come from loopback addresses (tests only; private addresses stay refused)")
 	b.list(&c.CIMDTrustedDomains, "cimd-trusted-domains", EnvCIMDTrustedDomains, "comma-separated `domains`: client ID metadata documents only from these hosts and their subdomains (default any public host)")
@@ -345,11 +341,11 @@ func (c *Config) validate() []error {
 	}
 	switch c.Registration {
 	case "":
-		c.Registration = RegistrationOff
+		c.Registration = registration.Off
 		if c.Embedded() {
-			c.Registration = RegistrationOpen
+			c.Registration = registration.Open
 		}
-	case RegistrationOpen, RegistrationToken, RegistrationOff:
+	case registration.Open, registration.Token, registration.Off:
 	default:
 		bad("--registration %q: want open, token or off", c.Registration)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/keys"
+	"github.com/typeward/typeward/internal/registration"
 )
 
 func env(kv map[string]string) func(string) string {
@@ -42,14 +43,14 @@ func TestParseConfigDefaults(t *testing.T) {
 // unless the operator opens it.
 func TestRegistrationDefaultsByMode(t *testing.T) {
 	c, err := ParseConfig(nil, env(nil), io.Discard)
-	if err != nil || c.Registration != RegistrationOpen {
+	if err != nil || c.Registration != registration.Open {
 		t.Errorf("embedded: %q, %v; want open", c.Registration, err)
 	}
 	db := map[string]string{EnvDatabaseURL: "postgres://db/x", EnvKEK: key32, EnvPepper: key32}
-	if c, err = ParseConfig(nil, env(db), io.Discard); err != nil || c.Registration != RegistrationOff {
+	if c, err = ParseConfig(nil, env(db), io.Discard); err != nil || c.Registration != registration.Off {
 		t.Errorf("database: %q, %v; want off", c.Registration, err)
 	}
-	if c, err = ParseConfig([]string{"--registration", "token"}, env(db), io.Discard); err != nil || c.Registration != RegistrationToken {
+	if c, err = ParseConfig([]string{"--registration", "token"}, env(db), io.Discard); err != nil || c.Registration != registration.Token {
 		t.Errorf("database with --registration token: %q, %v", c.Registration, err)
 	}
 }

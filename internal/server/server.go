@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/typeward/typeward/internal/cimd"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/compat"
 	"github.com/typeward/typeward/internal/composition"
@@ -23,6 +24,7 @@ import (
 	"github.com/typeward/typeward/internal/oauth"
 	"github.com/typeward/typeward/internal/ratelimit"
 	"github.com/typeward/typeward/internal/registry"
+	"github.com/typeward/typeward/internal/resources"
 	"github.com/typeward/typeward/internal/store/postgres"
 	"github.com/typeward/typeward/internal/token"
 	"github.com/typeward/typeward/internal/users"
@@ -65,6 +67,12 @@ type Server struct {
 	listener *postgres.Listener
 	metrics  *metrics.Metrics
 	handler  http.Handler
+	// resources are the protected resources; documents fetches client ID
+	// metadata documents (hosts.go).
+	resources *resources.List
+	documents *cimd.Fetcher
+	// registration is dynamic client registration (hosts.go).
+	registration *oauth.Registrar
 	// draining is set on shutdown: readiness reports not ready.
 	draining atomic.Bool
 	// metricsAddr is the operator listener's address once Serve opened it.
@@ -150,7 +158,13 @@ func (s *Server) wire(ctx context.Context) error {
 	if !cfg.Embedded() {
 		st.clients = newCachedClients(st.clients)
 	}
-	auth, err := clients.NewAuthenticator(clients.AuthenticatorConfig{Clients: st.clients, Hasher: st.hasher,
+	// Every lookup but the admin API's resolves metadata documents and a
+	// host's protected resources (package hosts).
+	lookup, err := s.hostClients()
+	if err != nil {
+		return err
+	}
+	auth, err := clients.NewAuthenticator(clients.AuthenticatorConfig{Clients: lookup, Hasher: st.hasher,
 		Replay: st.replay, Issuer: cfg.Issuer})
 	if err != nil {
 		return err
@@ -178,7 +192,7 @@ func (s *Server) wire(ctx context.Context) error {
 	s.validator = validator
 	svc := &oauth.Service{
 		Issuer: cfg.Issuer, Authenticator: auth, Validator: validator, Compositions: st.registry, Declarations: st.registry,
-		Minter: minter, Verifier: verifier, Revocations: st.revocations, Clients: st.clients, Limiter: limiter, Failures: failures,
+		Minter: minter, Verifier: verifier, Revocations: st.revocations, Clients: lookup, Limiter: limiter, Failures: failures,
 		Audit: st.audit, Metrics: s.metrics, Log: s.log, Tools: s.cache,
 		Backchannel: oauth.Backchannel{Store: st.approvals, Interval: cfg.CIBAInterval, MinExpiry: cfg.CIBAMinExpiry},
 	}
@@ -197,13 +211,14 @@ func (s *Server) wire(ctx context.Context) error {
 		}
 	}
 	s.handler = httpapi.NewRouter(httpapi.Config{
-		OAuth:    svc,
-		Metadata: oauth.NewMetadata(cfg.Issuer, verify.DefaultAlgorithms(), clients.AssertionAlgorithms()),
-		JWKS:     s.keyring,
-		Ready:    s.ready,
+		OAuth:        svc,
+		Metadata:     s.hostMetadata(oauth.NewMetadata(cfg.Issuer, verify.DefaultAlgorithms(), clients.AssertionAlgorithms())),
+		Registration: s.registration,
+		JWKS:         s.keyring,
+		Ready:        s.ready,
 		Admin: &httpapi.Admin{Tokens: svc, Registry: st.registry, Validator: validator, Clients: st.clients,
-			Hasher: st.hasher, Keys: s.keyring, Audit: st.audit, Resources: s.protectedResources()},
-		Console: console.New(console.Config{Users: st.users, Approvals: st.approvals, Clients: st.clients,
+			Hasher: st.hasher, Keys: s.keyring, Audit: st.audit, Resources: s.resources, Registration: s.registration},
+		Console: console.New(console.Config{Users: st.users, Approvals: st.approvals, Clients: lookup,
 			Registry: st.registry, Validator: validator, Requests: svc, Audit: st.audit, Revalidator: svc, Secure: strings.HasPrefix(cfg.Issuer, "https://"), Log: s.log}),
 		Metrics:        s.metrics,
 		Log:            s.log,
@@ -464,6 +479,7 @@ func (s *Server) housekeeping(ctx context.Context) {
 	if _, err := s.stores.approvals.Purge(ctx, now.Add(-24*time.Hour)); err != nil && ctx.Err() == nil {
 		s.log.Warn("purging expired backchannel requests failed", "err", err)
 	}
+	s.sweepRegistrations(ctx)
 	s.revalidate(ctx)
 	if stale, err := s.stores.registry.StaleCompositions(ctx); err == nil {
 		s.metrics.CompositionsStale.Set(float64(len(stale)))

@@ -11,6 +11,7 @@ import (
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/keys"
+	"github.com/typeward/typeward/internal/registration"
 	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/resources"
 	"github.com/typeward/typeward/internal/revocation"
@@ -33,8 +34,10 @@ type stores struct {
 	approvals   approval.Store
 	users       users.Store
 	resources   resources.Store
-	kek         *keys.KEK
-	hasher      *clients.Hasher
+	// registrations registers into clients (dynamic registration).
+	registrations registration.Store
+	kek           *keys.KEK
+	hasher        *clients.Hasher
 
 	db *postgres.DB // nil in the embedded mode
 	// watch subscribes a registry cache to local changes.
@@ -49,8 +52,9 @@ func openMemory() (*stores, error) {
 		return nil, err
 	}
 	reg := memory.NewRegistry()
+	cs := memory.NewClients()
 	return &stores{
-		registry: reg, clients: memory.NewClients(), replay: memory.NewAssertionReplay(),
+		registry: reg, clients: cs, registrations: memory.NewRegistrations(cs), replay: memory.NewAssertionReplay(),
 		revocations: memory.NewRevocations(), audit: memory.NewAudit(MemoryAuditCapacity),
 		keys: memory.NewKeys(), approvals: memory.NewApprovals(), users: memory.NewUsers(), resources: memory.NewResources(), kek: kek, hasher: clients.NewRandomHasher(), watch: reg.Watch,
 	}, nil
@@ -97,7 +101,7 @@ func openPostgres(ctx context.Context, cfg *Config, log *slog.Logger) (*stores, 
 func newPostgresStores(db *postgres.DB, kek *keys.KEK, hasher *clients.Hasher) *stores {
 	reg := postgres.NewRegistry(db)
 	return &stores{
-		registry: reg, clients: postgres.NewClients(db), replay: postgres.NewAssertionReplay(db),
+		registry: reg, clients: postgres.NewClients(db), registrations: postgres.NewRegistrations(db), replay: postgres.NewAssertionReplay(db),
 		revocations: postgres.NewRevocations(db), audit: postgres.NewAudit(db),
 		keys: postgres.NewKeys(db), approvals: postgres.NewApprovals(db), users: postgres.NewUsers(db), resources: postgres.NewResources(db), kek: kek, hasher: hasher, db: db, watch: reg.Watch,
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/grading"
@@ -26,7 +27,15 @@ const clientColumns = `id, name, auth_method, secret_hash, jwks, allowed_tools,
 
 // Create implements clients.Store.
 func (s *Clients) Create(ctx context.Context, c *clients.Client) error {
-	_, err := s.db.Pool.Exec(ctx, `INSERT INTO oauth_clients (`+clientColumns+`)
+	return s.create(ctx, s.db.Pool, c)
+}
+
+// create inserts c through q: the pool, or a transaction that stores
+// more with it (a registration's record).
+func (s *Clients) create(ctx context.Context, q interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}, c *clients.Client) error {
+	_, err := q.Exec(ctx, `INSERT INTO oauth_clients (`+clientColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 		c.ID, c.Name, string(c.TokenEndpointAuthMethod), c.SecretHash, clientJWKSArg(c.JWKS),
 		nonNilStrings(c.AllowedTools), nonNilStrings(c.AllowedAudiences), nonNilStrings(c.AllowedScopes),
