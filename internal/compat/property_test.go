@@ -46,34 +46,15 @@ func TestDifferentialSoundness(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		res := checker.Check(Node{src, ""}, Node{tgt, ""}, Options{})
 		ig := &instanceGen{rnd: rnd, root: src.Root}
-		cands := ig.candidates(src.Root, 40)
-		switch res.Verdict {
+		cands := ig.candidates(src.Root, 40) // for every pair: the seed fixes the pairs after it
+		switch v, n, w := judge(t, checker, src, tgt, func() []any { return cands }); v {
 		case verdict.Compatible:
 			compatible++
-			for _, v := range cands {
-				if src.Validate(v) != nil {
-					continue
-				}
-				instancesChecked++
-				if err := tgt.Validate(v); err != nil {
-					b, _ := json.Marshal(v)
-					t.Errorf("soundness bug: checker says compatible but %s is valid under the source and not the target\n%s\n%v",
-						b, describePair(src.Root, tgt.Root), err)
-					break
-				}
-			}
+			instancesChecked += n
 		case verdict.Incompatible:
-			// Every Incompatible verdict carries its witness, re-validated
-			// here independently of the checker.
 			incompatible++
-			for _, is := range res.Issues {
-				if is.Verdict == verdict.Incompatible {
-					assertWitness(t, Node{src, ""}, Node{tgt, ""}, is)
-					witnessed++
-				}
-			}
+			witnessed += w
 		default:
 			unproven++
 		}
@@ -91,6 +72,42 @@ func TestDifferentialSoundness(t *testing.T) {
 	if witnessed < incompatible {
 		t.Errorf("only %d witnesses for %d incompatible pairs", witnessed, incompatible)
 	}
+}
+
+// judge checks one pair and puts its verdict to the validator: a compatible
+// pair's source instances (cands, generated only then) must all fit the
+// target (a failure is a soundness bug), an incompatible pair's witnesses
+// are re-validated. It returns the verdict, the instances checked and the
+// witnesses re-validated.
+func judge(t *testing.T, checker *Checker, src, tgt *schema.Schema, cands func() []any) (verdict.Verdict, int, int) {
+	t.Helper()
+	res := checker.Check(Node{src, ""}, Node{tgt, ""}, Options{})
+	checked, witnessed := 0, 0
+	switch res.Verdict {
+	case verdict.Compatible:
+		for _, v := range cands() {
+			if src.Validate(v) != nil {
+				continue
+			}
+			checked++
+			if err := tgt.Validate(v); err != nil {
+				b, _ := json.Marshal(v)
+				t.Errorf("soundness bug: checker says compatible but %s is valid under the source and not the target\n%s\n%v",
+					b, describePair(src.Root, tgt.Root), err)
+				break
+			}
+		}
+	case verdict.Incompatible:
+		// Every Incompatible verdict carries its witness, re-validated
+		// here independently of the checker.
+		for _, is := range res.Issues {
+			if is.Verdict == verdict.Incompatible {
+				assertWitness(t, Node{src, ""}, Node{tgt, ""}, is)
+				witnessed++
+			}
+		}
+	}
+	return res.Verdict, checked, witnessed
 }
 
 // The seed fixes the generated pairs; pass -diff.seed=N to explore others
