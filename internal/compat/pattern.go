@@ -5,6 +5,8 @@ import (
 	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/typeward/typeward/internal/schemaview"
 )
 
 // What a pattern says about the strings it matches, read from its syntax
@@ -21,11 +23,7 @@ func parsePattern(pat string) (*syntax.Regexp, bool) {
 	if len(pat) > maxPatternLen {
 		return nil, false
 	}
-	re, err := syntax.Parse(pat, syntax.Perl)
-	if err != nil {
-		return nil, false
-	}
-	return re.Simplify(), true
+	return schemaview.ParsePattern(pat)
 }
 
 // infinite marks an unbounded maximum length.

@@ -2,6 +2,7 @@ package schemaview
 
 import (
 	"regexp"
+	"regexp/syntax"
 
 	"github.com/typeward/typeward/internal/cache"
 )
@@ -31,4 +32,22 @@ func Regexp(pattern string) *regexp.Regexp {
 	re, _ := regexp.Compile(pattern) // nil on error
 	regexps.Put(pattern, re)
 	return re
+}
+
+// MaxPatternBytes bounds the patterns ParsePattern reads.
+const MaxPatternBytes = 4096
+
+// ParsePattern is a pattern's simplified syntax tree in the syntax Go's
+// engine (the validator's) compiles; ok is false for a pattern it refuses
+// or one longer than MaxPatternBytes. The checker reads lengths and
+// languages from it, the witness search walks it into strings.
+func ParsePattern(pattern string) (*syntax.Regexp, bool) {
+	if len(pattern) > MaxPatternBytes {
+		return nil, false
+	}
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil, false
+	}
+	return re.Simplify(), true
 }

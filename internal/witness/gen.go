@@ -227,8 +227,9 @@ func kindOfValue(v any) kinds {
 	return 0
 }
 
-// regexp compiles a pattern once per search, as the validator does (Go's
-// regexp); a pattern that does not compile matches nothing here.
+// regexp is a pattern compiled as the validator does (Go's regexp), from
+// the process's one cache (schemaview.Regexp); a search asks for at most
+// maxRegexps patterns. A pattern that does not compile matches nothing here.
 func (g *generator) regexp(p string) *regexp.Regexp {
 	if re, ok := g.regexps[p]; ok {
 		return re
@@ -236,10 +237,7 @@ func (g *generator) regexp(p string) *regexp.Regexp {
 	if len(g.regexps) >= maxRegexps || len(p) > 1024 {
 		return nil
 	}
-	re, err := regexp.Compile(p)
-	if err != nil {
-		re = nil
-	}
+	re := schemaview.Regexp(p)
 	g.regexps[p] = re
 	return re
 }

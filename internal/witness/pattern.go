@@ -5,13 +5,14 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/typeward/typeward/internal/schemaview"
 )
 
 // Bounds on pattern generation: a hostile pattern is large or repeats
 // without end; generation walks at most maxPatternNodes of the parsed
 // expression per string and stops at maxStringRunes.
 const (
-	maxPatternBytes   = 4096
 	maxPatternNodes   = 2048
 	patternRandomized = 6
 )
@@ -22,14 +23,10 @@ const (
 // validator filters them; a string the walk gets wrong (a word boundary, a
 // lookaround-free approximation) is simply rejected.
 func (g *generator) patternStrings(p string) []string {
-	if len(p) > maxPatternBytes {
+	re, ok := schemaview.ParsePattern(p)
+	if !ok {
 		return nil
 	}
-	re, err := syntax.Parse(p, syntax.Perl)
-	if err != nil {
-		return nil
-	}
-	re = re.Simplify()
 	var out []string
 	add := func(s string, ok bool) {
 		if ok && !slices.Contains(out, s) {
@@ -50,15 +47,12 @@ func (g *generator) patternStrings(p string) []string {
 
 // simplestMatch is the shortest string the walk produces for a pattern.
 func simplestMatch(p string) (string, bool) {
-	if len(p) > maxPatternBytes {
-		return "", false
-	}
-	re, err := syntax.Parse(p, syntax.Perl)
-	if err != nil {
+	re, ok := schemaview.ParsePattern(p)
+	if !ok {
 		return "", false
 	}
 	w := &patternWalk{}
-	return w.string(re.Simplify())
+	return w.string(re)
 }
 
 type walkMode struct {
