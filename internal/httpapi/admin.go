@@ -35,13 +35,14 @@ type KeyAdmin interface {
 type Admin struct {
 	// Tokens verifies the bearer tokens: they must be typeward's own,
 	// active, for the issuer, with scope typeward:admin.
-	Tokens    *oauth.Service
-	Registry  registry.Store
-	Validator composition.Validates
-	Clients   clients.Store
-	Hasher    *clients.Hasher
-	Keys      KeyAdmin
-	Audit     audit.Store
+	Tokens   *oauth.Service
+	Registry registry.Store
+	// Compositions is the stored compositions' service.
+	Compositions *composition.Stored
+	Clients      clients.Store
+	Hasher       *clients.Hasher
+	Keys         KeyAdmin
+	Audit        audit.Store
 	// Resources is the server's protected-resource list.
 	Resources *resources.List
 	// Registration makes initial access tokens (--registration token).

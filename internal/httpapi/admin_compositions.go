@@ -57,8 +57,9 @@ type storedValidationJSON struct {
 	ValidatedAt  time.Time                 `json:"validated_at"`
 }
 
-func compositionOf(c registry.Composition, stale map[string]bool) compositionJSON {
-	out := compositionJSON{Name: c.Name, Definition: c.Definition, Digest: c.Digest, UpdatedAt: c.UpdatedAt, Stale: stale[c.Name]}
+func compositionOf(e composition.Entry) compositionJSON {
+	c := e.Composition
+	out := compositionJSON{Name: c.Name, Definition: c.Definition, Digest: c.Digest, UpdatedAt: c.UpdatedAt, Stale: e.Stale}
 	if v := c.Validation; v != nil {
 		subs := v.Compositions
 		if subs == nil {
@@ -68,34 +69,6 @@ func compositionOf(c registry.Composition, stale map[string]bool) compositionJSO
 			Tools: v.Tools, Compositions: subs, ValidatedAt: v.ValidatedAt}
 	}
 	return out
-}
-
-// staleNames is the set of stored compositions whose validation no longer
-// stands, read after the compositions answered, so that a change between
-// the two reads shows as stale rather than hides.
-func (a *Admin) staleNames(r *http.Request) (map[string]bool, error) {
-	list, err := a.Registry.StaleCompositions(r.Context())
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]bool, len(list))
-	for _, c := range list {
-		out[c.Name] = true
-	}
-	return out, nil
-}
-
-// validate parses and validates a definition.
-func (a *Admin) validate(r *http.Request, definition []byte) (*composition.Composition, *composition.Result, error) {
-	c, err := composition.Parse(definition)
-	if err != nil {
-		return nil, nil, err
-	}
-	res, err := a.Validator.Validate(r.Context(), c)
-	if err != nil {
-		return nil, nil, err
-	}
-	return c, res, nil
 }
 
 // validateComposition is the dry run: validate, store nothing. The body
@@ -118,7 +91,7 @@ func (a *Admin) validateComposition(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	_, res, err := a.validate(r, body)
+	res, err := a.Compositions.Check(r.Context(), body)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -126,57 +99,35 @@ func (a *Admin) validateComposition(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, validationOf(res, mode))
 }
 
-// putComposition stores a definition, validates it and records the
-// result. A definition that does not parse is refused; one that parses
-// but does not type-check is stored with its failing validation, so that
-// fixing a tool and revalidating is enough.
+// putComposition stores a definition and answers it with its validation.
 func (a *Admin) putComposition(w http.ResponseWriter, r *http.Request) {
-	name := pathParam(r, "name")
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	if _, err := composition.Parse(body); err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	stored, err := a.Registry.PutComposition(r.Context(), name, body)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	a.record(w, r, stored, http.StatusOK)
+	e, res, err := a.Compositions.Put(r.Context(), pathParam(r, "name"), body)
+	a.recorded(w, r, e, res, err)
 }
 
 func (a *Admin) getComposition(w http.ResponseWriter, r *http.Request) {
-	c, err := a.Registry.Composition(r.Context(), pathParam(r, "name"))
+	e, err := a.Compositions.Get(r.Context(), pathParam(r, "name"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	stale, err := a.staleNames(r)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, compositionOf(c, stale))
+	writeJSON(w, http.StatusOK, compositionOf(e))
 }
 
 func (a *Admin) listCompositions(w http.ResponseWriter, r *http.Request) {
-	list, err := a.Registry.ListCompositions(r.Context())
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	stale, err := a.staleNames(r)
+	list, err := a.Compositions.List(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	out := make([]compositionJSON, len(list))
-	for i, c := range list {
-		out[i] = compositionOf(c, stale)
+	for i, e := range list {
+		out[i] = compositionOf(e)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"compositions": out})
 }
@@ -184,26 +135,16 @@ func (a *Admin) listCompositions(w http.ResponseWriter, r *http.Request) {
 // revalidateComposition validates a stored composition against the
 // registry as it is now and records the result.
 func (a *Admin) revalidateComposition(w http.ResponseWriter, r *http.Request) {
-	c, err := a.Registry.Composition(r.Context(), pathParam(r, "name"))
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	a.record(w, r, c, http.StatusOK)
+	e, res, err := a.Compositions.Revalidate(r.Context(), pathParam(r, "name"))
+	a.recorded(w, r, e, res, err)
 }
 
-// record validates a stored composition, records the validation and
-// answers both.
-func (a *Admin) record(w http.ResponseWriter, r *http.Request, c registry.Composition, status int) {
-	rec, err := composition.Record(r.Context(), a.Registry, a.Validator, c)
+// recorded answers a recorded validation: the composition as stored and
+// the validation, graded lenient.
+func (a *Admin) recorded(w http.ResponseWriter, r *http.Request, e composition.Entry, res *composition.Result, err error) {
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	stale, err := a.staleNames(r)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	writeJSON(w, status, map[string]any{"composition": compositionOf(rec.Composition, stale), "validation": validationOf(rec.Result, grading.Lenient)})
+	writeJSON(w, http.StatusOK, map[string]any{"composition": compositionOf(e), "validation": validationOf(res, grading.Lenient)})
 }

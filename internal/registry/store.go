@@ -71,6 +71,9 @@ type Store interface {
 	// Freshness reports, for every composition, when it was last validated
 	// against when the tools it uses last changed.
 	Freshness(ctx context.Context) ([]Freshness, error)
+	// CompositionFreshness is one composition's Freshness, reading only
+	// what that composition's validation used.
+	CompositionFreshness(ctx context.Context, name string) (Freshness, error)
 
 	// Watch registers fn to be told, after commit, of every change this
 	// store makes to how a tool resolves: a new version, a metadata update,

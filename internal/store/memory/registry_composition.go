@@ -83,6 +83,17 @@ func (r *Registry) Freshness(context.Context) ([]registry.Freshness, error) {
 	return out, nil
 }
 
+// CompositionFreshness implements registry.Store.
+func (r *Registry) CompositionFreshness(_ context.Context, name string) (registry.Freshness, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	c, ok := r.compositions[name]
+	if !ok {
+		return registry.Freshness{}, compositionNotFound(name)
+	}
+	return registry.FreshnessOf(c, r.toolState, r.compositionState), nil
+}
+
 // toolState reports a tool's current version and when its schemas last
 // changed (its current version's creation, or its removal); r.mu is held.
 func (r *Registry) toolState(ref registry.ToolRef) registry.ToolState {

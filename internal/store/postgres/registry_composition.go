@@ -143,7 +143,7 @@ func (r *Registry) RecordValidation(ctx context.Context, name string, v registry
 
 // StaleCompositions implements registry.Store.
 func (r *Registry) StaleCompositions(ctx context.Context) ([]registry.Composition, error) {
-	list, state, err := r.compositionsWithState(ctx)
+	list, state, err := r.compositionsWithState(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func (r *Registry) StaleCompositions(ctx context.Context) ([]registry.Compositio
 
 // Freshness implements registry.Store.
 func (r *Registry) Freshness(ctx context.Context) ([]registry.Freshness, error) {
-	list, state, err := r.compositionsWithState(ctx)
+	list, state, err := r.compositionsWithState(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -169,20 +169,45 @@ func (r *Registry) Freshness(ctx context.Context) ([]registry.Freshness, error) 
 	return out, nil
 }
 
-// compositionsWithState loads every composition and the current state of
+// CompositionFreshness implements registry.Store.
+func (r *Registry) CompositionFreshness(ctx context.Context, name string) (registry.Freshness, error) {
+	if !storable(name) {
+		return registry.Freshness{}, compositionNotFound(name)
+	}
+	list, state, err := r.compositionsWithState(ctx, name)
+	if err != nil {
+		return registry.Freshness{}, err
+	}
+	for _, c := range list {
+		if c.Name == name {
+			return registry.FreshnessOf(c, state, compositionState(list)), nil
+		}
+	}
+	return registry.Freshness{}, compositionNotFound(name)
+}
+
+// compositionsWithState loads the compositions and the current state of
 // every tool a validation used (the compositions' own states are in the
-// list), in one repeatable-read transaction so that
-// both halves agree.
-func (r *Registry) compositionsWithState(ctx context.Context) ([]registry.Composition, func(registry.ToolRef) registry.ToolState, error) {
+// list), in one repeatable-read transaction so that both halves agree:
+// every composition, or, when one is named, that one, the tools its
+// validation used and the compositions it referenced.
+func (r *Registry) compositionsWithState(ctx context.Context, one string) ([]registry.Composition, func(registry.ToolRef) registry.ToolState, error) {
 	type key struct{ server, name string }
 	states := map[key]registry.ToolState{}
 	var list []registry.Composition
+	used, where := `SELECT server, name FROM composition_tools`, ""
+	var args []any
+	if one != "" {
+		used, args = used+` WHERE composition = $1`, []any{one}
+		where = `WHERE c.name = $1 OR c.name IN (SELECT ref->>'name' FROM compositions o,
+			jsonb_array_elements(o.validated_compositions) ref WHERE o.name = $1)`
+	}
 	err := pgx.BeginTxFunc(ctx, r.db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `
 			SELECT t.server, t.name, CASE WHEN t.removed_at IS NULL THEN t.current_version ELSE 0 END,
 				coalesce(t.removed_at, v.created_at)
 			FROM tools t JOIN tool_versions v ON v.tool_id = t.id AND v.version = t.current_version
-			WHERE (t.server, t.name) IN (SELECT server, name FROM composition_tools)`)
+			WHERE (t.server, t.name) IN (`+used+`)`, args...)
 		if err != nil {
 			return err
 		}
@@ -198,7 +223,7 @@ func (r *Registry) compositionsWithState(ctx context.Context) ([]registry.Compos
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		list, err = queryCompositions(ctx, tx, "")
+		list, err = queryCompositions(ctx, tx, where, args...)
 		return err
 	})
 	state := func(ref registry.ToolRef) registry.ToolState { return states[key{ref.Server, ref.Name}] }

@@ -773,6 +773,10 @@ func testUnstorableNames(t *testing.T, s registry.Store) {
 		"ApproveSnapshot":  func(n string) error { _, err := s.ApproveSnapshot(ctx, n, 1); return err },
 		"Composition":      func(n string) error { _, err := s.Composition(ctx, n); return err },
 		"Definition":       func(n string) error { _, err := s.Definition(ctx, n); return err },
+		"CompositionFreshness": func(n string) error {
+			_, err := s.CompositionFreshness(ctx, n)
+			return err
+		},
 		"RecordValidation": func(n string) error { return s.RecordValidation(ctx, n, registry.Validation{}) },
 	}
 	for _, name := range []string{"sea\x00rch", "srv\x00/search", "srv/se\xffarch", "\xff"} {
@@ -796,6 +800,18 @@ func assertStale(t *testing.T, s registry.Store, want ...string) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("stale = %v, want %v", got, want)
+	}
+	// Each composition's own freshness is its entry of the whole list.
+	all, err := s.Freshness(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range all {
+		one, err := s.CompositionFreshness(context.Background(), f.Composition)
+		if err != nil || one.Composition != f.Composition || one.Stale != f.Stale ||
+			!one.ValidatedAt.Equal(f.ValidatedAt) || !one.ToolsChangedAt.Equal(f.ToolsChangedAt) {
+			t.Errorf("CompositionFreshness(%s) = %+v, %v; Freshness has %+v", f.Composition, one, err, f)
+		}
 	}
 }
 
