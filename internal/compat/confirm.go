@@ -233,9 +233,7 @@ func encodeWitness(v any) ([]byte, bool) {
 // schema false) and the validator's message, which names the place in the
 // witness, e.g. "at '/0': got object, want string".
 func witnessError(ve *jsonschema.ValidationError) verdict.WitnessError {
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
+	ve = schema.FirstFailure(ve)
 	loc := ""
 	if _, frag, ok := strings.Cut(ve.SchemaURL, "#"); ok {
 		loc = frag

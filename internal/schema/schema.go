@@ -235,10 +235,16 @@ func compileProblem(err error) string {
 	if !errors.As(err, &invalid) || !errors.As(invalid.Err, &failure) {
 		return err.Error()
 	}
-	for len(failure.Causes) > 0 {
-		failure = failure.Causes[0]
+	return FirstFailure(failure).Error()
+}
+
+// FirstFailure is the first innermost failure of the validator's error
+// tree: the keyword that refused, where the instance's author has to look.
+func FirstFailure(ve *jsonschema.ValidationError) *jsonschema.ValidationError {
+	for len(ve.Causes) > 0 {
+		ve = ve.Causes[0]
 	}
-	return failure.Error()
+	return ve
 }
 
 // refuseLoader is the compiler's only loader: typeward never fetches a
