@@ -106,12 +106,33 @@ func registryTools(t testing.TB) map[string][2]string {
 }
 
 // extraTools are declared in typeward by each test setup and served by
-// the upstream: a per-item pipeline (list_users' users[] feeds notify).
+// the upstream: a per-item pipeline (list_users' users[] feeds notify),
+// and the latency benchmark's bench_rows (scripts/mcp/bench-rows.json,
+// which the TypeScript reference server serves too).
 var extraTools = map[string][2]string{
+	"bench_rows": {benchRows.InputSchema, benchRows.OutputSchema},
 	"list_users": {`{"type":"object"}`, `{"type":"object","properties":{"users":{"type":"array","items":{"type":"object","properties":{"email":{"type":"string"}},"required":["email"]}}},"required":["users"]}`},
 	"notify":     {`{"type":"object","properties":{"to":{"type":"string"}},"required":["to"]}`, ``},
 	"sum_ints":   {`{"type":"object","properties":{"xs":{"type":"array","items":{"type":"integer"}}},"required":["xs"]}`, `{"type":"object","properties":{"total":{"type":"integer"}},"required":["total"]}`},
 }
+
+// benchRows is bench_rows' declaration and result.
+var benchRows = func() (d struct{ InputSchema, OutputSchema, StructuredContent string }) {
+	raw, err := os.ReadFile("../../scripts/mcp/bench-rows.json")
+	var doc map[string]json.RawMessage
+	if err == nil {
+		err = json.Unmarshal(raw, &doc)
+	}
+	if err != nil {
+		panic(err)
+	}
+	var sc bytes.Buffer
+	if err := json.Compact(&sc, doc["structuredContent"]); err != nil {
+		panic(err)
+	}
+	// Compact, as JSON.stringify writes it (and the go-sdk re-encodes it).
+	return struct{ InputSchema, OutputSchema, StructuredContent string }{string(doc["inputSchema"]), string(doc["outputSchema"]), sc.String()}
+}()
 
 // startUpstream runs the go-sdk MCP server (stateless Streamable HTTP):
 // the example registry's tools plus rm_rf, which no token names.
@@ -129,6 +150,7 @@ func startUpstream(t testing.TB, opts *mcp.StreamableHTTPOptions) *upstream {
 		"email_send":      `{"message_id":"m-1"}`,
 		"transform_csv":   `{"csv":"a,b\n"}`,
 		"sum_ints":        `{"total":2101}`,
+		"bench_rows":      benchRows.StructuredContent,
 	}
 	build := func(*http.Request) *mcp.Server {
 		s := mcp.NewServer(&mcp.Implementation{Name: "upstream", Version: "1"}, nil)
@@ -147,7 +169,11 @@ func startUpstream(t testing.TB, opts *mcp.StreamableHTTPOptions) *upstream {
 				if name == "db_query" && u.breakOutput.Load() {
 					out = `{"rows":"not an array","row_count":-1}`
 				}
-				res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}
+				text := "done"
+				if name == "bench_rows" {
+					text = out // its JSON text, as the TypeScript server sends it
+				}
+				res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 				if out != "" {
 					res.StructuredContent = json.RawMessage(out)
 				}

@@ -174,3 +174,22 @@ func FuzzCheckStrict(f *testing.F) {
 		}
 	})
 }
+
+// checkStrict accepts JSON peers read alike and refuses the rest.
+func TestCheckStrict(t *testing.T) {
+	for in, ok := range map[string]bool{
+		`{"a":[1,2,{"b":null}],"c":"\u00e9\ud83d\ude00","d":-0.5e+3,"e":true,"f":false}`: true,
+		` [ ] `: true, `"x"`: true, `0`: true, `{}`: true, `[[[]],{}]`: true, `"\\ud800"`: true,
+		`1e308`: true, `-1E-300`: true, `{"a":{"a":1}}`: true, `"\/\b\f\n\r\t"`: true,
+		`{"k":1,"\u212a":2}`: false, `{"a":1,"A":2}`: false, `[{"a":1,"a":2}]`: false,
+		`"\ud800"`: false, `"\udc00\ud800"`: false, `1e400`: false, `1e-400`: false,
+		"0." + strings.Repeat("0", 400) + "1": false, strings.Repeat("9", 400): false,
+		`[1,]`: false, `{"a":1,}`: false, `01`: false, `1.`: false, `-`: false, `tru`: false,
+		`{"a" 1}`: false, `[1 2]`: false, `{} {}`: false, `"a`: false, "\"\x01\"": false,
+		`"\x"`: false, "\xff": false, ``: false, `{"a":1]`: false, `[1}`: false, `nul`: false,
+	} {
+		if err := checkStrict([]byte(in)); (err == nil) != ok {
+			t.Errorf("checkStrict(%.60q) = %v, want ok %v", in, err, ok)
+		}
+	}
+}

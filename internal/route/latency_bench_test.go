@@ -8,54 +8,81 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/typeward/typeward/internal/jstest"
 	"github.com/typeward/typeward/internal/route"
 )
 
-// BenchmarkToolCallLatency: one tools/call of db_query (valid arguments,
-// valid result) sent straight to the go-sdk upstream and through typeward
-// route, in one run, each reporting p50 and p99 latency. The difference is
-// the router's added latency: token verification, argument and result
-// validation, the forwarding hop.
+// BenchmarkToolCallLatency: the router's overhead per tools/call. One
+// tools/call of bench_rows (a 20-row structuredContent under an
+// outputSchema, and its JSON text) against a stateless server answering
+// JSON, sent straight to it and through typeward route alternately in one
+// loop, each over one keep-alive connection of its own; it reports both
+// p50s and p99s and their ratio (routed/direct). Against the go-sdk server
+// of the tests and the TypeScript SDK reference server
+// (scripts/mcp/server.mjs --stateless --json). The router's listing is
+// re-read every 30 s (the default), not on every call.
 func BenchmarkToolCallLatency(b *testing.B) {
-	// The command's default: the upstream's tools/list is re-read every
-	// 30 s, not on every call.
-	e := startEnv(b, func(c *route.Config) { c.ListTTL = route.DefaultListTTL })
-	tok := e.pipelineToken(b, e.resource)
-	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"db_query","arguments":{"sql":"select 1","limit":10}}}`
-	client := &http.Client{Timeout: 10 * time.Second}
-	for _, target := range []struct {
-		name, url, token string
-	}{{"direct", e.up.url, ""}, {"routed", e.resource, tok}} {
-		b.Run(target.name, func(b *testing.B) {
-			send := func() time.Duration {
-				req, _ := http.NewRequest(http.MethodPost, target.url, strings.NewReader(call))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-				if target.token != "" {
-					req.Header.Set("Authorization", "Bearer "+target.token)
-				}
-				start := time.Now()
-				resp, err := client.Do(req)
-				if err != nil {
-					b.Fatal(err)
-				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				d := time.Since(start)
-				if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"row_count":2`) {
-					b.Fatalf("%d %s", resp.StatusCode, body)
-				}
-				return d
-			}
-			send() // warm: JWKS, pinned schemas, the upstream's tools/list
-			var lat []time.Duration
-			for b.Loop() {
-				lat = append(lat, send())
-			}
-			slices.Sort(lat)
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-			b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds()), "p99-µs")
-		})
+	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bench_rows","arguments":{"region":"eu","limit":20}}}`
+	b.Run("go-sdk", func(b *testing.B) {
+		e := startEnvWith(b, func(c *route.Config) { c.ListTTL = route.DefaultListTTL }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+		alternate(b, e.up.url, e.resource, e.compositionToken(b, e.resource, `{"nodes":[{"id":"b","tool":"bench_rows"}],"edges":[]}`), call)
+	})
+	b.Run("ts-sdk", func(b *testing.B) {
+		ref := startReference(b, jstest.InstallMCP(b), "--stateless", "--json")
+		e := startEnv(b, func(c *route.Config) { c.Upstream, c.ListTTL = ref, route.DefaultListTTL })
+		e.declareReference(b, ref)
+		alternate(b, ref, e.resource, e.everyToolToken(b, []string{"bench_rows"}, ""), call)
+	})
+}
+
+// alternate times call sent to direct and to routed (with token), one
+// after the other per iteration.
+func alternate(b *testing.B, direct, routed, token, call string) {
+	client := func() *http.Client {
+		return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1}}
 	}
+	dc, rc := client(), client()
+	send := func(c *http.Client, url, token string) time.Duration {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(call))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		start := time.Now()
+		resp, err := c.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		d := time.Since(start)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"row_count":20`) {
+			b.Fatalf("%s: %d %s", url, resp.StatusCode, body)
+		}
+		return d
+	}
+	for range 20 { // warm: JWKS, pinned schemas, the listing, connections, JIT
+		send(dc, direct, "")
+		send(rc, routed, token)
+	}
+	var ds, rs []time.Duration
+	for b.Loop() {
+		ds = append(ds, send(dc, direct, ""))
+		rs = append(rs, send(rc, routed, token))
+	}
+	q := func(l []time.Duration, p int) float64 {
+		slices.Sort(l)
+		return float64(l[min(len(l)-1, len(l)*p/100)].Microseconds())
+	}
+	d50, r50 := q(ds, 50), q(rs, 50)
+	b.ReportMetric(d50, "direct-p50-µs")
+	b.ReportMetric(r50, "routed-p50-µs")
+	b.ReportMetric(q(ds, 99), "direct-p99-µs")
+	b.ReportMetric(q(rs, 99), "routed-p99-µs")
+	b.ReportMetric(r50/d50, "p50-ratio")
+	b.ReportMetric(0, "ns/op")
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -26,76 +26,278 @@ import (
 var errAmbiguous = errors.New("ambiguous JSON")
 
 // checkStrict refuses data unless it is one JSON value, UTF-8, and no
-// object in it, at any depth, has a member twice. It walks the tokens iteratively: its cost is
-// linear, whatever the nesting.
+// object in it, at any depth, has a member twice (names compared folded,
+// strictjson.FoldKey), no string escapes a lone surrogate and no number
+// is outside a 64-bit float's range. One pass over the bytes, with an
+// explicit stack: its cost is linear whatever the nesting, and it
+// allocates only for objects' member names.
 func checkStrict(data []byte) error {
 	if !utf8.Valid(data) {
 		return fmt.Errorf("%w: not UTF-8", errAmbiguous)
 	}
-	if err := checkSurrogates(data); err != nil {
+	sc := scanner{data: data}
+	err := sc.run()
+	if err == nil || errors.Is(err, errAmbiguous) {
 		return err
 	}
-	type frame struct {
-		keys map[string]struct{} // nil for an array
-		key  bool                // an object expecting a member name
-	}
-	var stack []*frame
-	values := 0 // top-level values
-	valueDone := func() {
-		if n := len(stack); n == 0 {
-			values++
-		} else if stack[n-1].keys != nil {
-			stack[n-1].key = true
+	return fmt.Errorf("%w: %v", errAmbiguous, err)
+}
+
+// scanner walks one JSON text for checkStrict.
+type scanner struct {
+	data  []byte
+	i     int
+	stack []scanFrame
+}
+
+// scanFrame is an open array, or an open object and its member names
+// (folded) so far.
+type scanFrame struct {
+	object bool
+	names  []string
+}
+
+var errSyntax = errors.New("invalid JSON")
+
+func (sc *scanner) ws() {
+	for sc.i < len(sc.data) {
+		switch sc.data[sc.i] {
+		case ' ', '\t', '\n', '\r':
+			sc.i++
+		default:
+			return
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
+}
+
+func (sc *scanner) peek() byte {
+	sc.ws()
+	if sc.i < len(sc.data) {
+		return sc.data[sc.i]
+	}
+	return 0
+}
+
+func (sc *scanner) run() error {
 	for {
-		if len(stack) == 0 && values == 1 {
-			if _, err := dec.Token(); err != io.EOF {
-				return fmt.Errorf("%w: data after the JSON value", errAmbiguous)
+		// A value.
+		switch c := sc.peek(); {
+		case c == '{':
+			sc.i++
+			sc.stack = append(sc.stack, scanFrame{object: true})
+			if sc.peek() == '}' {
+				sc.i++
+				sc.stack = sc.stack[:len(sc.stack)-1]
+				break
 			}
+			if err := sc.member(); err != nil {
+				return err
+			}
+			continue
+		case c == '[':
+			sc.i++
+			sc.stack = append(sc.stack, scanFrame{})
+			if sc.peek() == ']' {
+				sc.i++
+				sc.stack = sc.stack[:len(sc.stack)-1]
+				break
+			}
+			continue
+		case c == '"':
+			if _, err := sc.str(false); err != nil {
+				return err
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			if err := sc.number(); err != nil {
+				return err
+			}
+		default:
+			if err := sc.literal(); err != nil {
+				return err
+			}
+		}
+		// After a value: close what it ends, or go on to the next.
+		for {
+			n := len(sc.stack)
+			if n == 0 {
+				if sc.peek() != 0 || sc.i != len(sc.data) {
+					return errors.New("data after the JSON value")
+				}
+				return nil
+			}
+			top := &sc.stack[n-1]
+			c := sc.peek()
+			switch {
+			case c == ',':
+				sc.i++
+				if top.object {
+					if err := sc.member(); err != nil {
+						return err
+					}
+				}
+			case c == '}' && top.object, c == ']' && !top.object:
+				sc.i++
+				sc.stack = sc.stack[:n-1]
+				continue
+			default:
+				return errSyntax
+			}
+			break
+		}
+	}
+}
+
+// member reads an object's member name and its colon.
+func (sc *scanner) member() error {
+	if sc.peek() != '"' {
+		return errSyntax
+	}
+	name, err := sc.str(true)
+	if err != nil {
+		return err
+	}
+	if sc.peek() != ':' {
+		return errSyntax
+	}
+	sc.i++
+	top := &sc.stack[len(sc.stack)-1]
+	k := foldName(name)
+	if slices.Contains(top.names, k) {
+		return fmt.Errorf("member %q appears twice in an object", name)
+	}
+	top.names = append(top.names, k)
+	return nil
+}
+
+// foldName is strictjson.FoldKey, quickly for ASCII (where it is upper case).
+func foldName(name []byte) string {
+	for _, c := range name {
+		if c >= 0x80 {
+			return strictjson.FoldKey(string(name))
+		}
+	}
+	b := make([]byte, len(name))
+	for i, c := range name {
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return string(b)
+}
+
+// str reads a string at sc.i, refusing control characters, bad escapes
+// and lone surrogates; with decode, it returns its contents.
+func (sc *scanner) str(decode bool) ([]byte, error) {
+	start := sc.i
+	sc.i++
+	escaped := false
+	for sc.i < len(sc.data) {
+		c := sc.data[sc.i]
+		switch {
+		case c == '"':
+			sc.i++
+			raw := sc.data[start:sc.i]
+			if !decode || !escaped {
+				return raw[1 : len(raw)-1], nil
+			}
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return nil, err
+			}
+			return []byte(s), nil
+		case c < 0x20:
+			return nil, errors.New("a control character in a string")
+		case c == '\\':
+			escaped = true
+			if sc.i+1 >= len(sc.data) {
+				return nil, errSyntax
+			}
+			switch sc.data[sc.i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				sc.i += 2
+			case 'u':
+				r, ok := hex4(sc.data, sc.i+2)
+				if !ok {
+					return nil, errSyntax
+				}
+				switch {
+				case r >= 0xd800 && r < 0xdc00:
+					// A high surrogate must be followed by a low one.
+					lo, ok := hex4(sc.data, sc.i+8)
+					if sc.i+7 >= len(sc.data) || sc.data[sc.i+6] != '\\' || sc.data[sc.i+7] != 'u' || !ok || lo < 0xdc00 || lo >= 0xe000 {
+						return nil, errors.New("a lone UTF-16 surrogate escape")
+					}
+					sc.i += 12
+				case r >= 0xdc00 && r < 0xe000:
+					return nil, errors.New("a lone UTF-16 surrogate escape")
+				default:
+					sc.i += 6
+				}
+			default:
+				return nil, errSyntax
+			}
+		default:
+			sc.i++
+		}
+	}
+	return nil, errors.New("unexpected end of JSON input")
+}
+
+// number reads a number and refuses one outside float64's range (checkNumber).
+func (sc *scanner) number() error {
+	start := sc.i
+	digits := func() int {
+		n := 0
+		for sc.i < len(sc.data) && sc.data[sc.i] >= '0' && sc.data[sc.i] <= '9' {
+			sc.i++
+			n++
+		}
+		return n
+	}
+	if sc.data[sc.i] == '-' {
+		sc.i++
+	}
+	if sc.i < len(sc.data) && sc.data[sc.i] == '0' {
+		sc.i++
+	} else if digits() == 0 {
+		return errSyntax
+	}
+	exp := false
+	if sc.i < len(sc.data) && sc.data[sc.i] == '.' {
+		sc.i++
+		if digits() == 0 {
+			return errSyntax
+		}
+	}
+	if sc.i < len(sc.data) && (sc.data[sc.i] == 'e' || sc.data[sc.i] == 'E') {
+		exp = true
+		sc.i++
+		if sc.i < len(sc.data) && (sc.data[sc.i] == '+' || sc.data[sc.i] == '-') {
+			sc.i++
+		}
+		if digits() == 0 {
+			return errSyntax
+		}
+	}
+	if !exp && sc.i-start <= 300 {
+		return nil // no exponent, at most 300 characters: within range, and not 0 unless it is
+	}
+	return checkNumber(json.Number(sc.data[start:sc.i]))
+}
+
+// literal reads true, false or null.
+func (sc *scanner) literal() error {
+	for _, lit := range []string{"true", "false", "null"} {
+		if bytes.HasPrefix(sc.data[sc.i:], []byte(lit)) {
+			sc.i += len(lit)
 			return nil
 		}
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return fmt.Errorf("%w: unexpected end of JSON input", errAmbiguous)
-		}
-		if err != nil {
-			return fmt.Errorf("%w: %v", errAmbiguous, err)
-		}
-		if n := len(stack); n > 0 && stack[n-1].key {
-			top := stack[n-1]
-			if tok == json.Delim('}') {
-				stack = stack[:n-1]
-				valueDone()
-				continue
-			}
-			name, _ := tok.(string)
-			k := strictjson.FoldKey(name)
-			if _, dup := top.keys[k]; dup {
-				return fmt.Errorf("%w: member %q appears twice in an object", errAmbiguous, name)
-			}
-			top.keys[k], top.key = struct{}{}, false
-			continue
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, &frame{keys: map[string]struct{}{}, key: true})
-		case json.Delim('['):
-			stack = append(stack, &frame{})
-		case json.Delim(']'):
-			stack = stack[:len(stack)-1]
-			valueDone()
-		default:
-			if n, ok := tok.(json.Number); ok {
-				if err := checkNumber(n); err != nil {
-					return err
-				}
-			}
-			valueDone()
-		}
 	}
+	if sc.i >= len(sc.data) {
+		return errors.New("unexpected end of JSON input")
+	}
+	return errSyntax
 }
 
 // checkNumber refuses a number outside float64's range: past its largest
@@ -121,12 +323,10 @@ func mantissa(n string) string {
 }
 
 // strictObject is a JSON object's members by exact name: data must be one
-// object passing checkStrict, and no member's name may fold to one of
-// known without being it.
+// object, and no member's name may fold to one of known without being it.
+// data is part of a message checkStrict passed (parseMessage), so it is
+// not walked again.
 func strictObject(data []byte, known ...string) (map[string]json.RawMessage, error) {
-	if err := checkStrict(data); err != nil {
-		return nil, err
-	}
 	out, err := strictjson.Object(data)
 	if err == nil {
 		err = strictjson.Exact(out, known...)
@@ -142,6 +342,9 @@ var rpcMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"
 
 // parseMessage reads one JSON-RPC message strictly.
 func parseMessage(data []byte) (*rpcMessage, error) {
+	if err := checkStrict(data); err != nil {
+		return nil, err
+	}
 	obj, err := strictObject(data, rpcMembers...)
 	if err != nil {
 		return nil, err
@@ -157,42 +360,6 @@ func parseMessage(data []byte) (*rpcMessage, error) {
 	}
 	msg.members = obj
 	return msg, nil
-}
-
-// checkSurrogates refuses a string escape of a lone UTF-16 surrogate
-// ("\ud800" unpaired): Go reads it as U+FFFD, JavaScript and Python keep
-// the surrogate, so the router would validate another string than the
-// upstream gets.
-func checkSurrogates(data []byte) error {
-	inString := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if !inString {
-			inString = c == '"'
-			continue
-		}
-		switch c {
-		case '"':
-			inString = false
-		case '\\':
-			if i+1 < len(data) && data[i+1] == 'u' {
-				r, ok := hex4(data, i+2)
-				switch {
-				case ok && r >= 0xd800 && r < 0xdc00:
-					// A high surrogate must be followed by a low one.
-					if lo, ok := hex4(data, i+8); i+7 < len(data) && data[i+6] == '\\' && data[i+7] == 'u' && ok && lo >= 0xdc00 && lo < 0xe000 {
-						i += 11
-						continue
-					}
-					return fmt.Errorf("%w: a lone UTF-16 surrogate escape", errAmbiguous)
-				case ok && r >= 0xdc00 && r < 0xe000:
-					return fmt.Errorf("%w: a lone UTF-16 surrogate escape", errAmbiguous)
-				}
-			}
-			i++ // the escaped character
-		}
-	}
-	return nil
 }
 
 // hex4 reads the four hex digits at data[i:].

@@ -28,10 +28,14 @@ fi
 # The scripts go into a directory named after their contents, so concurrent
 # runs never read a half-written copy and an edited script is a new copy.
 shopt -s nullglob
-scripts="$dir/scripts-$(cd "$here" && for f in *.mjs; do echo "$f"; cat "$f"; done | sha256sum | cut -c1-12)"
+own=()
+for f in "$here"/*.mjs "$here"/*.json; do
+  case "$(basename "$f")" in package.json | package-lock.json) ;; *) own+=("$f") ;; esac
+done
+scripts="$dir/scripts-$(for f in "${own[@]}"; do basename "$f"; cat "$f"; done | sha256sum | cut -c1-12)"
 if [ ! -d "$scripts" ]; then
   tmp="$(mktemp -d "$dir/.scripts.XXXXXX")"
-  for f in "$here"/*.mjs; do cp "$f" "$tmp/"; done
+  cp "${own[@]}" "$tmp/"
   mv -T "$tmp" "$scripts" 2>/dev/null || rm -rf "$tmp"
 fi
 flock -u 9

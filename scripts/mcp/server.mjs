@@ -13,6 +13,7 @@
 // answers, no SSE.
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
@@ -32,9 +33,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const none = { type: 'object', properties: {} };
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
 
-// Rows of the benchmark's tool: the same 20 every call.
-const rows = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, region: ['eu', 'us', 'apac', 'latam'][i % 4], total: (i + 1) * 37, active: i % 3 !== 0 }));
-const rowsResult = { rows, row_count: rows.length };
+// The benchmark's tool (bench-rows.json, which the Go tests read too): a
+// 20-row structuredContent under an outputSchema, the same every call.
+const bench = JSON.parse(readFileSync(new URL('./bench-rows.json', import.meta.url), 'utf8'));
+const benchText = JSON.stringify(bench.structuredContent);
 
 async function elicit(extra, message, requestedSchema, label) {
   const r = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } }, ElicitResultSchema);
@@ -157,23 +159,9 @@ const tools = {
     run: async (a) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(a)}`),
   },
   bench_rows: {
-    inputSchema: { type: 'object', properties: { region: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 100 } } },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        rows: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: { id: { type: 'integer' }, region: { type: 'string' }, total: { type: 'number' }, active: { type: 'boolean' } },
-            required: ['id', 'region', 'total', 'active'],
-          },
-        },
-        row_count: { type: 'integer', minimum: 0 },
-      },
-      required: ['rows', 'row_count'],
-    },
-    run: async () => ({ structuredContent: rowsResult, content: [{ type: 'text', text: JSON.stringify(rowsResult) }] }),
+    inputSchema: bench.inputSchema,
+    outputSchema: bench.outputSchema,
+    run: async () => ({ structuredContent: bench.structuredContent, content: [{ type: 'text', text: benchText }] }),
   },
 };
 
