@@ -22,18 +22,11 @@ func Undelivered(r Issuance) Issuance {
 
 // ReasonRegistryChanged is the reason of a record whose token was signed
 // but withheld because the registry changed after its composition was
-// validated (ErrRegistryChanged): an Error, its jti kept.
+// validated (registry.ErrChanged): an Error, its jti kept.
 const ReasonRegistryChanged = "registry_changed"
 
-// ErrRegistryChanged is wrapped by Append for an issuance whose
-// RegistryGeneration is not the registry's current generation: a tool it
-// was validated against may have changed since (on another replica, with
-// the notification still on its way, lost, or unheard by a dead
-// connection). Nothing was recorded as issued; the store records
-// RegistryChanged(rec) instead, and the caller withholds the token.
-var ErrRegistryChanged = errors.New("audit: the registry changed since the composition was validated")
-
-// RegistryChanged is r as stored when ErrRegistryChanged refused it.
+// RegistryChanged is r as recorded when the registry's guard withheld its
+// token (registry.ErrChanged).
 func RegistryChanged(r Issuance) Issuance {
 	if r.Outcome == Issued {
 		r.Outcome, r.Reason = Error, ReasonRegistryChanged

@@ -57,11 +57,13 @@ type Issuance struct {
 	AuthReqID  string    `json:"auth_req_id,omitempty"`
 	ApprovedBy string    `json:"approved_by,omitempty"`
 	ApprovedAt time.Time `json:"approved_at,omitzero"`
-	// RegistryGeneration is a precondition, not a fact of the record: for
-	// an issuance, the registry generation its validation read (see
-	// ErrRegistryChanged); 0 checks nothing, a negative one (the replica
-	// did not know) is always refused. Only a store that knows the
-	// registry's generation (Postgres) checks it; nothing reads it back.
+	// RegistryGeneration is, for an issuance, the registry generation its
+	// validation read (0: none, negative: the replica did not know). A
+	// store that knows generations (Postgres) records it and has the
+	// registry's guard confirm it in the same transaction, refusing the
+	// append with registry.ErrChanged when the registry is at another (a
+	// negative one always); the log itself checks nothing, and nothing
+	// reads it back.
 	RegistryGeneration int64 `json:"-"`
 }
 

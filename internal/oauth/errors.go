@@ -81,7 +81,7 @@ func badRequest(code, description string) *Error {
 // serverError is a failure that is not the client's: an outage of a
 // dependency (503, retry), the client's own hang-up, or a bug (500).
 // registryChangedError answers a token withheld because the registry
-// changed after its validation (audit.ErrRegistryChanged): retry shortly.
+// changed after its validation (registry.ErrChanged): retry shortly.
 func registryChangedError(cause error) *Error {
 	return &Error{Kind: KindUnavailable, Code: CodeTemporarilyUnavailable,
 		Description: "the tool registry changed while the composition was validated; retry",

@@ -45,14 +45,15 @@ type Service struct {
 	// RegistryGeneration, when set, is the registry generation the caches
 	// in front of the registry are current with (postgres.Listener), 0 when
 	// unknown. Each issuance records the one its validation read, and the
-	// audit store refuses it once the registry is at another
-	// (audit.ErrRegistryChanged): the token is withheld, the request
+	// registry's guard, run in the transaction of the audit record,
+	// refuses it once the registry is at another (registry.ErrChanged,
+	// from Audit.Append): the token is withheld, the request
 	// answered 503 with Retry-After, the validation caches emptied, and
 	// RegistryBehind called. Unset (one process, changes heard at commit),
 	// nothing is checked.
 	RegistryGeneration func() int64
-	// RegistryBehind is told the generation of a validation the audit
-	// store refused: the registry is at a later one
+	// RegistryBehind is told the generation of a validation the registry's
+	// guard refused: the registry is at a later one
 	// (postgres.Listener.Behind).
 	RegistryBehind func(validated int64)
 

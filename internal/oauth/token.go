@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/audit"
+	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/token"
 	"github.com/typeward/typeward/internal/verdict"
 	"github.com/typeward/typeward/verify"
@@ -100,7 +101,7 @@ func (s *Service) commit(ctx context.Context, rec *audit.Issuance, resp *TokenRe
 	switch {
 	case aerr == nil:
 		return resp, err
-	case err == nil && errors.Is(aerr, audit.ErrRegistryChanged):
+	case err == nil && errors.Is(aerr, registry.ErrChanged):
 		// Validated against a registry that has moved on: withheld. The
 		// next request validates afresh, once this replica has heard the
 		// change.

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -198,6 +199,15 @@ func (f Freshness) Age(now time.Time) time.Duration {
 	}
 	return now.Sub(f.ValidatedAt)
 }
+
+// ErrChanged is the registry's cross-replica guard refusing a validation
+// that read another registry generation than the current one (on
+// Postgres: registry_generation_is, migration 0016, run in the
+// transaction that records the token, whose Append wraps this): a tool it
+// was validated against may have changed since, on another replica, with
+// the notification on its way, lost, or unheard by a dead connection. The
+// token is withheld; the next validation reads afresh.
+var ErrChanged = errors.New("registry: changed since the composition was validated")
 
 // Change says that resolving a tool may now give another answer: a new
 // version (Version > 0), a metadata update, or a removal (Version 0).

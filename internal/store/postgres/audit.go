@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/typeward/typeward/internal/audit"
+	"github.com/typeward/typeward/internal/registry"
 )
 
 // Audit is the Postgres audit.Store, on the oauth_issuances table.
@@ -25,7 +26,9 @@ import (
 // one moment are written by one multi-row INSERT (a prepared statement per
 // batch size, cached by pgx on each connection), and each returns once
 // that INSERT has committed. Under load one disk flush serves many
-// requests; alone, an append costs what a plain INSERT does.
+// requests; alone, an append costs what a plain INSERT does. The
+// registry's cross-replica guard rides in the same round trip and
+// transaction (insert); the table itself checks nothing.
 //
 // Two faults are handled here. An append whose context ends before its
 // record commits returns at once, and its record is still written, an
@@ -43,9 +46,8 @@ type Audit struct {
 	// (OutageBufferBytes from NewAudit); set it before the first Append.
 	OutageBytes int64
 
-	mu       sync.Mutex
-	pending  []*pendingIssuance
-	flushing bool // a flush goroutine is running; it stops when pending is empty
+	// appends group-commits the waiting appends (write).
+	appends group[*pendingIssuance]
 
 	outageMu  sync.Mutex
 	outage    []audit.Issuance // refusals waiting for the database to answer
@@ -73,7 +75,11 @@ const (
 var _ audit.Store = (*Audit)(nil)
 
 // NewAudit returns the issuance log of db.
-func NewAudit(db *DB) *Audit { return &Audit{db: db, OutageBytes: OutageBufferBytes} }
+func NewAudit(db *DB) *Audit {
+	s := &Audit{db: db, OutageBytes: OutageBufferBytes}
+	s.appends = group[*pendingIssuance]{max: maxAuditBatch, run: s.write}
+	return s
+}
 
 const (
 	issuanceColumns = `id, at, client_id, outcome, reason, composition_digest, tools, issue_codes, jti, audience,
@@ -105,15 +111,7 @@ func (s *Audit) Append(ctx context.Context, rec *audit.Issuance) error {
 		return err
 	}
 	p := &pendingIssuance{rec: audit.Clone(*rec), done: make(chan error, 1)}
-
-	s.mu.Lock()
-	s.pending = append(s.pending, p)
-	if !s.flushing {
-		s.flushing = true
-		go s.flush()
-	}
-	s.mu.Unlock()
-
+	s.appends.add(p)
 	select {
 	case err := <-p.done:
 		return err
@@ -122,24 +120,6 @@ func (s *Audit) Append(ctx context.Context, rec *audit.Issuance) error {
 			return fmt.Errorf("audit append: %w (the record is still written, an issuance as not delivered)", ctx.Err())
 		}
 		return <-p.done // answered first: the flusher is sending the result
-	}
-}
-
-// flush writes batches until nothing is pending.
-func (s *Audit) flush() {
-	for {
-		s.mu.Lock()
-		n := min(len(s.pending), maxAuditBatch)
-		if n == 0 {
-			s.flushing = false
-			s.pending = nil // drop the grown array
-			s.mu.Unlock()
-			return
-		}
-		batch := s.pending[:n:n]
-		s.pending = s.pending[n:]
-		s.mu.Unlock()
-		s.write(batch)
 	}
 }
 
@@ -185,7 +165,7 @@ func (s *Audit) answer(p *pendingIssuance, row audit.Issuance, err error, correc
 		if gaveUp && row.Outcome == audit.Issued {
 			corrections = append(corrections, audit.Undelivered(row))
 		}
-	case errors.Is(err, audit.ErrRegistryChanged):
+	case errors.Is(err, registry.ErrChanged):
 		// Nothing was written: the refusal is, with the corrections.
 		corrections = append(corrections, audit.RegistryChanged(row))
 	case refusedValue(err):
@@ -201,20 +181,14 @@ func (s *Audit) answer(p *pendingIssuance, row audit.Issuance, err error, correc
 	return corrections
 }
 
-// registryGeneration is the precondition of an issuance, NULL for none.
+// registryGeneration is the registry generation an issuance's validation
+// read, NULL for none (a refusal, or no composition validated).
 func registryGeneration(r *audit.Issuance) *int64 {
 	if r.Outcome != audit.Issued || r.RegistryGeneration == 0 {
 		return nil
 	}
 	g := r.RegistryGeneration
 	return &g
-}
-
-// registryChanged reports whether the trigger of migration 0015 refused an
-// issuance validated at another registry generation than the current one.
-func registryChanged(err error) bool {
-	pgErr, ok := errors.AsType[*pgconn.PgError](err)
-	return ok && pgErr.Code == "22TW1"
 }
 
 // refusedValue reports whether Postgres refused a row for its values
@@ -233,43 +207,48 @@ func refusedValue(err error) bool {
 const upsertIssuance = ` ON CONFLICT (at, id) DO UPDATE SET outcome = EXCLUDED.outcome, reason = EXCLUDED.reason
 	WHERE oauth_issuances.outcome = 'issued' AND EXCLUDED.outcome <> 'issued'`
 
+// insertColumns is the number of values of a row insert writes.
+const insertColumns = auditColumnCount + 1
+
+// insert writes rows in one statement. When some of them are issuances
+// whose validation read a registry generation, the registry's guard
+// (registryGuardSQL) runs first in the same transaction and round trip:
+// if the registry is at another generation, nothing is written and the
+// error wraps registry.ErrChanged (write then retries the rows one by
+// one, so that only the stale ones are refused).
 func (s *Audit) insert(ctx context.Context, rows []audit.Issuance, upsert bool) error {
-	var sql strings.Builder
-	// registry_generation is written, never read: the trigger of migration
-	// 0015 checks it against the registry's current generation.
-	const columns = auditColumnCount + 1
-	sql.WriteString(`INSERT INTO oauth_issuances (` + issuanceColumns + `, registry_generation) VALUES `)
-	args := make([]any, 0, columns*len(rows))
+	args := make([]any, 0, insertColumns*len(rows))
+	var validated []int64
 	for i := range rows {
-		if i > 0 {
-			sql.WriteString(", ")
-		}
-		sql.WriteString("(")
-		for j := range columns {
-			if j > 0 {
-				sql.WriteString(", ")
-			}
-			sql.WriteString("$" + strconv.Itoa(columns*i+j+1))
-		}
-		sql.WriteString(")")
 		r := &rows[i]
 		issues, err := encodeIssues(r.Issues)
 		if err != nil {
 			return fmt.Errorf("audit append: %w", err)
 		}
+		gen := registryGeneration(r)
+		if gen != nil && !slices.Contains(validated, *gen) {
+			validated = append(validated, *gen)
+		}
 		args = append(args, r.ID, r.Time, r.ClientID, string(r.Outcome), r.Reason, r.CompositionDigest,
 			nonNilStrings(r.Tools), nonNilStrings(r.IssueCodes), r.JTI, r.Audience,
-			r.AuthReqID, r.ApprovedBy, nullTime(r.ApprovedAt), string(issues), r.IssuesDropped, registryGeneration(r))
+			r.AuthReqID, r.ApprovedBy, nullTime(r.ApprovedAt), string(issues), r.IssuesDropped, gen)
 	}
-	if upsert {
-		sql.WriteString(upsertIssuance)
+	sql := insertSQL(len(rows), upsert)
+	var err error
+	if len(validated) == 0 {
+		_, err = s.db.Pool.Exec(ctx, sql, args...)
+	} else {
+		// One implicit transaction: an error skips what follows it.
+		var b pgx.Batch
+		b.Queue(registryGuardSQL, validated)
+		b.Queue(sql, args...)
+		err = s.db.Pool.SendBatch(ctx, &b).Close()
 	}
-	_, err := s.db.Pool.Exec(ctx, sql.String(), args...)
 	switch {
 	case err == nil:
 		return nil
-	case registryChanged(err) && len(rows) == 1:
-		return fmt.Errorf("audit: record %q: %w: %w", rows[0].ID, audit.ErrRegistryChanged, err)
+	case registryChanged(err):
+		return fmt.Errorf("audit: %d records: %w: %w", len(rows), registry.ErrChanged, err)
 	case isUniqueViolation(err) && len(rows) == 1:
 		return fmt.Errorf("audit: record %q: %w: %w", rows[0].ID, audit.ErrDuplicateID, err)
 	default:

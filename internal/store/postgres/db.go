@@ -77,6 +77,19 @@ func (t *observeTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data p
 
 func (*observeTracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
+// A batch's statements are observed too, as their results are read.
+func (t *observeTracer) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+func (t *observeTracer) TraceBatchQuery(ctx context.Context, _ *pgx.Conn, data pgx.TraceBatchQueryData) {
+	if f := t.observer.Load(); f != nil {
+		(*f)(ctx, data.SQL)
+	}
+}
+
+func (*observeTracer) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
 // Close releases every connection.
 func (db *DB) Close() { db.Pool.Close() }
 

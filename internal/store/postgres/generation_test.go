@@ -3,18 +3,23 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/typeward/typeward/internal/audit"
+	"github.com/typeward/typeward/internal/registry"
 	"github.com/typeward/typeward/internal/store/postgres"
 	"github.com/typeward/typeward/internal/store/postgres/pgtest"
 )
 
 // TestIssuanceNeedsTheCurrentRegistryGeneration: an issuance is recorded
-// only while the registry is at the generation its validation read; a
-// change committed since (heard or not) refuses it, recorded as
-// registry_changed, and the listener learns the new generation.
+// only while the registry is at the generation its validation read (the
+// registry's guard, in the record's transaction); a change committed
+// since (heard or not) refuses it, recorded as registry_changed, and the
+// listener learns the new generation.
 func TestIssuanceNeedsTheCurrentRegistryGeneration(t *testing.T) {
 	t.Parallel()
 	db, schemaName := pgtest.New(t)
@@ -41,12 +46,12 @@ func TestIssuanceNeedsTheCurrentRegistryGeneration(t *testing.T) {
 	}
 	// Validated before the change: refused, and recorded as such.
 	stale, err := issue(gen)
-	if !errors.Is(err, audit.ErrRegistryChanged) {
-		t.Fatalf("issuance validated before a change: %v, want ErrRegistryChanged", err)
+	if !errors.Is(err, registry.ErrChanged) {
+		t.Fatalf("issuance validated before a change: %v, want registry.ErrChanged", err)
 	}
 	for _, g := range []int64{-1, b.listener.Generation() + 1} {
-		if _, err := issue(g); !errors.Is(err, audit.ErrRegistryChanged) {
-			t.Errorf("issuance at generation %d: %v, want ErrRegistryChanged", g, err)
+		if _, err := issue(g); !errors.Is(err, registry.ErrChanged) {
+			t.Errorf("issuance at generation %d: %v, want registry.ErrChanged", g, err)
 		}
 	}
 	if _, err := issue(b.listener.Generation()); err != nil {
@@ -78,6 +83,66 @@ func TestIssuanceNeedsTheCurrentRegistryGeneration(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	if g := b.listener.Generation(); g != before {
 		t.Errorf("a no-op declaration moved the generation %d -> %d", before, g)
+	}
+}
+
+// TestRegistryGuardRunsOncePerBatch: the registry's guard is one
+// statement per group-committed batch, not one check per row: 64
+// concurrent issuances at the current generation are all recorded, with
+// fewer guard statements than records.
+func TestRegistryGuardRunsOncePerBatch(t *testing.T) {
+	t.Parallel()
+	db, _ := pgtest.New(t)
+	log := postgres.NewAudit(db)
+	var guards atomic.Int64
+	db.Observe(func(_ context.Context, sql string) {
+		if strings.Contains(sql, "registry_generation_is") {
+			guards.Add(1)
+		}
+	})
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Go(func() {
+			rec := &audit.Issuance{Time: time.Now(), ClientID: "c", Outcome: audit.Issued, JTI: audit.NewID(), RegistryGeneration: 1}
+			if err := log.Append(context.Background(), rec); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := guards.Load(); n < 1 || n >= 64 {
+		t.Errorf("%d guard statements for 64 concurrent issuances, want 1 to 63", n)
+	}
+}
+
+// TestTheAuditLogDoesNotGate: the audit table records what it is given.
+// A row of an issuance whose validation read a generation the registry
+// has moved on from is stored as issued, with that generation: no trigger
+// or constraint of the log refuses it (before migration 0016 one did).
+func TestTheAuditLogDoesNotGate(t *testing.T) {
+	t.Parallel()
+	db, _ := pgtest.New(t)
+	ctx := context.Background()
+	if _, err := db.Pool.Exec(ctx, `UPDATE registry_generation SET gen = 7`); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []int64{6, -1, 8} {
+		id := audit.NewID()
+		if _, err := db.Pool.Exec(ctx, `INSERT INTO oauth_issuances (id, at, client_id, outcome, jti, registry_generation)
+			VALUES ($1, now(), 'c', 'issued', $1, $2)`, id, g); err != nil {
+			t.Fatalf("issued row naming generation %d while the registry is at 7: %v", g, err)
+		}
+		var recorded int64
+		if err := db.Pool.QueryRow(ctx, `SELECT registry_generation FROM oauth_issuances WHERE id = $1 AND outcome = 'issued'`, id).Scan(&recorded); err != nil || recorded != g {
+			t.Errorf("recorded at generation %d (%v), want issued at %d", recorded, err, g)
+		}
+	}
+	var triggers int
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_trigger WHERE tgrelid = 'oauth_issuances'::regclass AND NOT tgisinternal`).Scan(&triggers); err != nil {
+		t.Fatal(err)
+	}
+	if triggers != 0 {
+		t.Errorf("%d triggers on oauth_issuances, want none", triggers)
 	}
 }
 

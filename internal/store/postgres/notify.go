@@ -70,7 +70,7 @@ func NewListener(db *DB, target Invalidator, log *slog.Logger) *Listener {
 // Invalidator is current with: every change committed up to it has been
 // passed on. 0 while the listener is not listening: then nothing says the
 // cache is current. A token is recorded only while its validation's
-// generation is still the database's (audit.ErrRegistryChanged), so a
+// generation is still the database's (registry.ErrChanged), so a
 // missed or late notification costs a refused request, never a token for
 // a replaced schema.
 func (l *Listener) Generation() int64 { return l.gen.Load() }

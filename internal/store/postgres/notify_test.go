@@ -22,12 +22,13 @@ type replica struct {
 	store    *postgres.Registry
 	cache    *registry.Cache
 	listener *postgres.Listener
+	db       *postgres.DB
 }
 
 func startReplica(t *testing.T, schemaName string, tune ...func(*postgres.Listener)) *replica {
 	t.Helper()
 	db := pgtest.Open(t, schemaName)
-	r := &replica{store: postgres.NewRegistry(db)}
+	r := &replica{store: postgres.NewRegistry(db), db: db}
 	r.cache = registry.NewCache(r.store)
 	r.store.Watch(r.cache.Invalidate)
 	r.listener = postgres.NewListener(db, r.cache, nil)
