@@ -40,7 +40,7 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		claims, scheme, err := v.VerifyRequest(r)
 		if err != nil {
-			v.refuse(w, scheme, err)
+			v.refuse(w, r, scheme, err)
 			return
 		}
 		tool, err := ToolName(r, v.cfg.MaxBodyBytes)
@@ -53,8 +53,12 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 			return
 		}
 		if tool != "" && !ToolAllowed(claims, tool) {
+			scope := ToolScopePrefix + tool
+			if v.cfg.ChallengeScope != nil {
+				scope = v.cfg.ChallengeScope(r, claims, tool)
+			}
 			v.Challenge(w, scheme, http.StatusForbidden, "insufficient_scope",
-				fmt.Sprintf("the token does not allow tool %q", tool), ToolScopePrefix+tool)
+				fmt.Sprintf("the token does not allow tool %q", tool), scope)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), claimsKey{}, claims)))
@@ -62,16 +66,20 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 }
 
 // refuse answers an error of VerifyRequest.
-func (v *Verifier) refuse(w http.ResponseWriter, scheme Scheme, err error) {
+func (v *Verifier) refuse(w http.ResponseWriter, r *http.Request, scheme Scheme, err error) {
+	scope := ""
+	if v.cfg.ChallengeScope != nil && (errors.Is(err, ErrNoToken) || errors.Is(err, ErrInvalidToken) || errors.Is(err, ErrDPoPBound)) {
+		scope = v.cfg.ChallengeScope(r, nil, "")
+	}
 	switch {
 	case errors.Is(err, ErrNoToken):
-		v.Challenge(w, SchemeBearer, http.StatusUnauthorized, "", "", "")
+		v.Challenge(w, SchemeBearer, http.StatusUnauthorized, "", "", scope)
 	case errors.Is(err, ErrAmbiguous):
 		v.Challenge(w, scheme, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), ErrAmbiguous.Error()+": "), "")
 	case errors.Is(err, ErrInvalidProof):
 		v.Challenge(w, SchemeDPoP, http.StatusUnauthorized, "invalid_dpop_proof", err.Error(), "")
 	case errors.Is(err, ErrInvalidToken), errors.Is(err, ErrDPoPBound):
-		v.Challenge(w, scheme, http.StatusUnauthorized, "invalid_token", err.Error(), "")
+		v.Challenge(w, scheme, http.StatusUnauthorized, "invalid_token", err.Error(), scope)
 	default: // the replay store failed: not the client's fault
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, "DPoP proofs cannot be checked now", http.StatusServiceUnavailable)

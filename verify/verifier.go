@@ -84,6 +84,11 @@ type Config struct {
 	// resource metadata URL, announced in challenges so MCP clients can
 	// find the authorization server.
 	ResourceMetadata string
+	// ChallengeScope, when set, is the scope Middleware's 401 and 403
+	// challenges ask for: the whole set the request needs at once (claims
+	// is nil on a 401; tool is the tool refused on a 403, "" otherwise).
+	// Unset, a 401 names no scope and a 403 the refused tool's alone.
+	ChallengeScope func(r *http.Request, claims *Claims, tool string) string
 	// MaxBodyBytes bounds how much of a request body the middleware reads to
 	// find the tool called; DefaultMaxBodyBytes when zero.
 	MaxBodyBytes int64

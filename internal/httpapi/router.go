@@ -97,6 +97,7 @@ func NewRouter(cfg Config) http.Handler {
 	r.Get(oauth.PathMetadata, pub.serveMetadata)
 	r.Get(oauth.PathJWKS, pub.serveJWKS)
 	r.Get(PathRegistryVersion, reg.toolVersion)
+	r.Get(PathRegistryCompositions, (&compositionsHandler{list: admin.Registry, log: cfg.Log}).serve)
 
 	r.Group(func(r chi.Router) {
 		r.Use(limitBody(cfg.OAuthBodyLimit, refuseLargeOAuth))

@@ -38,7 +38,7 @@ func (rt *Router) call(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	if !ok {
 		rt.refuse(r, "not_pinned")
 		rt.verifier.Challenge(w, verify.Scheme(claims.TokenType()), http.StatusForbidden, "insufficient_scope",
-			fmt.Sprintf("the token pins no version of tool %q (no mcp_composition names it)", params.Name), verify.ToolScopePrefix+params.Name)
+			fmt.Sprintf("the token pins no version of tool %q (no mcp_composition names it)", params.Name), rt.challengeScope(r, claims, params.Name))
 		return
 	}
 	p, err := rt.schemas.get(ctx, ref)

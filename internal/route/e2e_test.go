@@ -102,7 +102,9 @@ func TestRouterEndToEnd(t *testing.T) {
 	t.Run("a tool outside the token: 403 insufficient_scope, never forwarded", func(t *testing.T) {
 		resp, _ := e.rpc(t, tok, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"rm_rf","arguments":{}}}`, nil)
 		want := `Bearer resource_metadata="` + strings.Replace(e.resource, "/mcp", "/.well-known/oauth-protected-resource/mcp", 1) +
-			`", error="insufficient_scope", error_description="the token does not allow tool 'rm_rf'", scope="mcp:tool:rm_rf"`
+			`", error="insufficient_scope", error_description="the token does not allow tool 'rm_rf'", ` +
+			// The whole set at once: the token's tools and the refused one.
+			`scope="mcp:tool:aggregate_stats mcp:tool:db_query mcp:tool:email_send mcp:tool:rm_rf"`
 		if resp.StatusCode != http.StatusForbidden || resp.Header.Get("WWW-Authenticate") != want {
 			t.Errorf("%d %s\nwant %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
 		}
@@ -115,7 +117,9 @@ func TestRouterEndToEnd(t *testing.T) {
 		meta := strings.Replace(e.resource, "/mcp", "/.well-known/oauth-protected-resource/mcp", 1)
 		call := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 		resp, _ := e.rpc(t, "", call, nil)
-		if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+meta+`"` {
+		// Without a token, every tool the upstream serves at once.
+		everyTool := `scope="mcp:tool:aggregate_stats mcp:tool:db_query mcp:tool:email_send mcp:tool:list_users mcp:tool:notify mcp:tool:rm_rf mcp:tool:sum_ints mcp:tool:transform_csv"`
+		if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+meta+`", `+everyTool {
 			t.Errorf("no token: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 		}
 		other := e.pipelineToken(t, "https://elsewhere.example.com/mcp")

@@ -27,8 +27,10 @@ type Router struct {
 	limit    *limiter
 	talk     *conversations
 	order    *orderState
-	metrics  *Metrics
-	handler  http.Handler
+	// advertise is what hosts are told to ask for (advertise.go).
+	advertise *advertised
+	metrics   *Metrics
+	handler   http.Handler
 }
 
 // New checks cfg, finds the JWKS URL in the issuer's metadata when not
@@ -40,6 +42,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	up, _ := url.Parse(cfg.Upstream)
 	res, _ := url.Parse(cfg.Resource)
 	rt := &Router{cfg: cfg, upstream: up, mcpPath: res.EscapedPath(), metrics: newMetrics(), origin: originOf(res)}
+	rt.advertise = &advertised{rt: rt}
 	if rt.mcpPath == "" {
 		rt.mcpPath = "/"
 	}
@@ -53,7 +56,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	}
 	v, err := verify.New(verify.Config{
 		Issuer: cfg.Issuer, Audience: cfg.Resource, JWKSURL: rt.cfg.JWKSURL, Keys: cfg.Keys,
-		HTTPClient: cfg.HTTPClient, Now: cfg.Now, ResourceMetadata: rt.metaURL,
+		HTTPClient: cfg.HTTPClient, Now: cfg.Now, ResourceMetadata: rt.metaURL, ChallengeScope: rt.challengeScope,
 		MaxBodyBytes: cfg.MaxBodyBytes, Logger: cfg.Log,
 	})
 	if err != nil {
@@ -93,7 +96,7 @@ func (rt *Router) Metrics() *Metrics { return rt.metrics }
 func (rt *Router) MaxHeaderBytes() int { return rt.cfg.MaxHeaderBytes }
 
 // serveMetadata is the RFC 9728 protected resource metadata.
-func (rt *Router) serveMetadata(w http.ResponseWriter, _ *http.Request) {
+func (rt *Router) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "public, max-age=3600")
 	_ = json.NewEncoder(w).Encode(map[string]any{
@@ -102,7 +105,7 @@ func (rt *Router) serveMetadata(w http.ResponseWriter, _ *http.Request) {
 		"bearer_methods_supported": []string{"header"},
 		// RFC 9449 §5.1: DPoP-bound tokens are accepted, bearer ones too.
 		"dpop_signing_alg_values_supported": rt.verifier.DPoPAlgorithms(),
-		"scopes_supported":                  []string{verify.ToolScopePrefix + "*"},
+		"scopes_supported":                  rt.scopesSupported(r.Context()),
 		"resource_name":                     "MCP server behind typeward route",
 	})
 }
