@@ -217,7 +217,7 @@ func (r *run) negationLoops(g node, conj []node) bool {
 		return false // made by the rules from bounds, no references
 	}
 	if r.caches.loops == nil {
-		r.caches.loops = loops(r.src, r.srcRoot.v, r.srcRoot.ptr)
+		r.caches.loops = loopsFrom(r.src, r.srcRoot.v, r.srcRoot.ptr)
 	}
 	if len(r.caches.loops.onCycle) == 0 {
 		return false
@@ -241,24 +241,40 @@ func (r *run) targetLoops(t node) bool {
 	if t.synthetic {
 		return false
 	}
-	if r.caches.tgtLoops == nil {
-		r.caches.tgtLoops = map[string]*loopGraph{}
-	}
-	g, ok := r.caches.tgtLoops[r.tgt.Digest]
-	if !ok {
-		g = loops(r.tgt, r.tgt.Root, "")
-		if !g.negativeCycle() {
-			g = nil
-		}
-		r.caches.tgtLoops[r.tgt.Digest] = g
-	}
-	if g == nil {
+	dl := documentLoops(r.tgt)
+	if !dl.negative {
 		return false
 	}
+	g := dl.g
 	if _, known := g.nodes[t.ptr]; !known {
 		return true // not a subschema we walked: assume the worst
 	}
 	return g.onCycle[t.ptr]
+}
+
+// docLoops are a document's in-place cycles, from its root: a pure
+// function of the document, found once per document (schema.Derived).
+type docLoops struct {
+	g        *loopGraph
+	negative bool // g.negativeCycle()
+}
+
+func documentLoops(doc *schema.Schema) docLoops {
+	return doc.Derived("compat.loops", func() any {
+		g := loops(doc, doc.Root, "")
+		return docLoops{g, g.negativeCycle()}
+	}).(docLoops)
+}
+
+// loopsFrom is loops for the node v at ptr: the document's graph when it
+// already holds ptr (collecting from ptr would add nothing), else a graph
+// of its own.
+func loopsFrom(doc *schema.Schema, v any, ptr string) *loopGraph {
+	g := documentLoops(doc).g
+	if _, ok := g.nodes[ptr]; ok {
+		return g
+	}
+	return loops(doc, v, ptr)
 }
 
 // negativeCycle: some in-place cycle passes through a negated position.

@@ -43,8 +43,7 @@ type runCaches struct {
 	bounds      map[string]nodeBounds // see run.numberBounds
 	contradicts map[string]bool
 	universal   map[universalKey]bool
-	loops       *loopGraph            // the source's in-place cycles, found on first use
-	tgtLoops    map[string]*loopGraph // by digest: see run.targetLoops
+	loops       *loopGraph // the source's in-place cycles, found on first use
 }
 
 type universalKey struct{ digest, ptr string }

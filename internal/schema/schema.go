@@ -44,6 +44,27 @@ type Schema struct {
 	mu       sync.Mutex
 	compiler *jsonschema.Compiler
 	compiled map[string]*jsonschema.Schema // by JSON pointer
+
+	derivedMu sync.Mutex
+	derived   map[string]any // see Derived
+}
+
+// Derived is the analysis of the whole document that build computes, built
+// once per document and key and shared by every reader (a document never
+// changes once loaded). Its size is bounded by the keys its callers use,
+// one per kind of analysis; build must not call Derived.
+func (s *Schema) Derived(key string, build func() any) any {
+	s.derivedMu.Lock()
+	defer s.derivedMu.Unlock()
+	if v, ok := s.derived[key]; ok {
+		return v
+	}
+	if s.derived == nil {
+		s.derived = map[string]any{}
+	}
+	v := build()
+	s.derived[key] = v
+	return v
 }
 
 // Parse decodes and loads a schema document.

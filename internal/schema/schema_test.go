@@ -227,3 +227,25 @@ func TestBundledResources(t *testing.T) {
 		t.Error("a scope-dependent $dynamicRef was resolved statically")
 	}
 }
+
+func TestDerivedBuildsOnce(t *testing.T) {
+	s, err := Parse([]byte(`{"type":"object"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	builds := 0
+	done := make(chan any)
+	for range 4 {
+		go func() {
+			done <- s.Derived("k", func() any { builds++; return builds })
+		}()
+	}
+	for range 4 {
+		if v := <-done; v != 1 {
+			t.Errorf("Derived = %v, want the first build's 1", v)
+		}
+	}
+	if other := s.Derived("other", func() any { return "x" }); other != "x" {
+		t.Errorf("another key: %v", other)
+	}
+}
