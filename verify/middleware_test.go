@@ -85,3 +85,45 @@ func TestMiddleware(t *testing.T) {
 		})
 	}
 }
+
+// TestMiddlewareChallengeScope: with ChallengeScope set, a 401 asks for
+// what it says (no claims) and a 403 for what it says given the token's
+// claims and the refused tool; the invalid_request 400 asks for nothing.
+func TestMiddlewareChallengeScope(t *testing.T) {
+	t.Parallel()
+	a := newAuthServer(t, "ES256")
+	var sawClaims bool
+	v := a.verifier(t, func(c *verify.Config) {
+		c.ChallengeScope = func(_ *http.Request, claims *verify.Claims, tool string) string {
+			if claims == nil {
+				return "mcp:tool:a mcp:tool:b"
+			}
+			sawClaims = claims.ClientID == "client-1"
+			return "mcp:tool:db_query mcp:tool:" + tool
+		}
+	})
+	h := v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) }))
+	tok := a.mint(t, grant)
+	for _, tc := range []struct {
+		name, auth, want string
+		status           int
+	}{
+		{"no token", "", `Bearer realm="mcp", scope="mcp:tool:a mcp:tool:b"`, 401},
+		{"invalid token", "Bearer x.y.z", `Bearer realm="mcp", error="invalid_token", error_description="invalid token: malformed token", scope="mcp:tool:a mcp:tool:b"`, 401},
+		{"tool not in the token", "Bearer " + tok,
+			`Bearer realm="mcp", error="insufficient_scope", error_description="the token does not allow tool 'rm_rf'", scope="mcp:tool:db_query mcp:tool:rm_rf"`, 403},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"rm_rf"}}`))
+		if tc.auth != "" {
+			r.Header.Set("Authorization", tc.auth)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != tc.status || w.Header().Get("WWW-Authenticate") != tc.want {
+			t.Errorf("%s: %d %s\nwant %d %s", tc.name, w.Code, w.Header().Get("WWW-Authenticate"), tc.status, tc.want)
+		}
+	}
+	if !sawClaims {
+		t.Error("ChallengeScope did not get the token's claims on the 403")
+	}
+}

@@ -104,31 +104,35 @@ func (rt *Router) servedCompositions(ctx context.Context, upstream map[string]st
 	}
 	var list struct {
 		Compositions []struct {
-			Name  string `json:"name"`
-			Tools []struct {
-				Digest string `json:"digest"`
-			} `json:"tools"`
+			Name  string       `json:"name"`
+			Tools []listedTool `json:"tools"`
 		} `json:"compositions"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxCompositionList)).Decode(&list); err != nil {
 		return nil, fmt.Errorf("the registry's compositions: %w", err)
 	}
-	served := map[string]bool{}
-	for _, d := range upstream {
-		served[d] = true
-	}
 	var out []string
 	for _, c := range list.Compositions {
-		if c.Name != "" && len(c.Tools) > 0 && !slices.ContainsFunc(c.Tools, func(t struct {
-			Digest string `json:"digest"`
-		}) bool {
-			return !served[t.Digest]
-		}) {
+		if c.Name != "" && len(c.Tools) > 0 && !slices.ContainsFunc(c.Tools, func(t listedTool) bool { return !t.servedBy(upstream) }) {
 			out = append(out, c.Name)
 		}
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// listedTool is a tool of a stored composition, as typeward lists it.
+type listedTool struct {
+	Name   string `json:"name"`
+	Digest string `json:"digest"`
+}
+
+// servedBy reports whether the upstream declares the tool, under its name
+// (a registry name "server/tool" is "tool" upstream), with its digest: a
+// digest alone could be another tool's with the same schemas.
+func (t listedTool) servedBy(upstream map[string]string) bool {
+	name := t.Name[strings.LastIndex(t.Name, "/")+1:]
+	return t.Digest != "" && upstream[name] == t.Digest
 }
 
 // scopesSupported is the metadata's scopes_supported: every composition,

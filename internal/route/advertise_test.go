@@ -32,6 +32,15 @@ func TestHostsAreToldWhatToAskFor(t *testing.T) {
 	readonly, _ := os.ReadFile("../../examples/pipeline-readonly.json")
 	put("report", string(readonly))
 	put("elsewhere", eachPipeline)
+	// A tool typeward knows and the upstream does not serve: a composition
+	// of it is not this router's to advertise.
+	req, _ := http.NewRequest(http.MethodPut, e.issuer+"/admin/v1/tools/ghost", strings.NewReader(`{"inputSchema":{"type":"object"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+e.adminTok)
+	if resp, err := e.http.Do(req); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("declare ghost: %v %v", resp, err)
+	}
+	put("haunted", `{"nodes":[{"id":"g","tool":"ghost"}],"edges":[]}`)
 
 	resp, err := e.http.Get(strings.Replace(e.resource, "/mcp", "/.well-known/oauth-protected-resource/mcp", 1))
 	if err != nil {
@@ -53,9 +62,8 @@ func TestHostsAreToldWhatToAskFor(t *testing.T) {
 	if !slices.Contains(md.Scopes, "mcp:composition:report") || !slices.Contains(md.Scopes, "mcp:tool:db_query") {
 		t.Fatalf("scopes_supported = %v", md.Scopes)
 	}
-	served := upstreamTools["list_users"] && upstreamTools["notify"]
-	if slices.Contains(md.Scopes, "mcp:composition:elsewhere") != served {
-		t.Errorf("scopes_supported = %v; the upstream serves list_users and notify: %v", md.Scopes, served)
+	if !slices.Contains(md.Scopes, "mcp:composition:elsewhere") || slices.Contains(md.Scopes, "mcp:composition:haunted") {
+		t.Errorf("scopes_supported = %v; want elsewhere (the upstream serves its tools), not haunted", md.Scopes)
 	}
 	for _, s := range md.Scopes {
 		if name, ok := strings.CutPrefix(s, "mcp:tool:"); ok && !upstreamTools[name] {
