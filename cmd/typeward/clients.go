@@ -43,9 +43,10 @@ const clientsUsage = `usage:
                           [--jwks FILE] [--tool PATTERN]... [--audience URI]... [--scope SCOPE]...
                           [--redirect-uri URI]... [--grant-type GRANT]...
                           [--approval never|mutating|destructive|always] [--validation lenient|strict]
-                          [--output text|json]
+                          [--dpop-bound] [--output text|json]
   typeward clients list [--output text|json]
   typeward clients update CLIENT_ID [--approval never|mutating|destructive|always] [--validation lenient|strict]
+                          [--dpop-bound=true|false]
   typeward clients disable CLIENT_ID
 Each takes --database-url (default: DATABASE_URL). create reads the secret pepper from ` + server.EnvPepper + `.`
 
@@ -82,6 +83,7 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 		fs.Var(&grants, "grant-type", "`GRANT`: "+strings.Join(clients.GrantTypes(), ", ")+" (repeatable; default authorization_code with --redirect-uri, else client_credentials and CIBA)")
 		fs.StringVar(&c.approval, "approval", string(clients.ApprovalNever), approvalFlagUsage)
 		fs.StringVar(&c.validation, "validation", string(grading.Lenient), validationFlagUsage)
+		fs.BoolVar(&c.reg.DPoPBoundAccessTokens, "dpop-bound", false, dpopFlagUsage)
 		fs.StringVar(&c.output, "output", "text", "text or json")
 		if err := c.parse(fs, args[1:], 0); err != nil {
 			return err
@@ -98,6 +100,7 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 	case "update":
 		fs.StringVar(&c.approval, "approval", "", approvalFlagUsage)
 		fs.StringVar(&c.validation, "validation", "", validationFlagUsage)
+		dpopBound := fs.Bool("dpop-bound", false, dpopFlagUsage)
 		rest := args[1:]
 		if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") { // the id may come before the flags
 			c.clientID, rest = rest[0], rest[1:]
@@ -120,10 +123,12 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 			case "validation":
 				m := grading.Mode(c.validation)
 				c.patch.Validation = &m
+			case "dpop-bound":
+				c.patch.DPoPBoundAccessTokens = dpopBound
 			}
 		})
-		if c.patch.Approval == nil && c.patch.Validation == nil {
-			return usageError("update needs --approval or --validation")
+		if c.patch.Approval == nil && c.patch.Validation == nil && c.patch.DPoPBoundAccessTokens == nil {
+			return usageError("update needs --approval, --validation or --dpop-bound")
 		}
 	case "disable":
 		if err := c.parse(fs, args[1:], 1); err != nil {
@@ -221,6 +226,7 @@ func (c *clientsCommand) create(ctx context.Context, store clients.Store) error 
 const (
 	approvalFlagUsage   = "approval `POLICY`: never, mutating, destructive or always (which compositions wait for a person)"
 	validationFlagUsage = "validation `MODE`: lenient or strict (strict refuses every proven incompatibility)"
+	dpopFlagUsage       = "dpop_bound_access_tokens: every token request must carry a DPoP proof (RFC 9449), so no token is a bearer token"
 )
 
 func (c *clientsCommand) update(ctx context.Context, store clients.Store) error {
@@ -236,7 +242,7 @@ func (c *clientsCommand) update(ctx context.Context, store clients.Store) error 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.m.Stdout, "client %s: approval %s, validation %s\n", cl.ID, cl.Approval, cl.Validation)
+	fmt.Fprintf(c.m.Stdout, "client %s: approval %s, validation %s, dpop_bound_access_tokens %t\n", cl.ID, cl.Approval, cl.Validation, cl.DPoPBound)
 	return nil
 }
 

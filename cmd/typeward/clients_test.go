@@ -39,7 +39,7 @@ func TestClientsCommand(t *testing.T) {
 	}
 
 	code, stdout, stderr = runEnv(env, "clients", "create", "--name", "etl", "--tool", "github/*", "--tool", "db_query",
-		"--audience", "https://router.example.com/mcp", "--approval", "destructive", "--validation", "strict", "--output", "json")
+		"--audience", "https://router.example.com/mcp", "--approval", "destructive", "--validation", "strict", "--dpop-bound", "--output", "json")
 	if code != exitOK || stderr != "" {
 		t.Fatalf("create: exit %d, stderr %q", code, stderr)
 	}
@@ -56,11 +56,11 @@ func TestClientsCommand(t *testing.T) {
 	}
 	h, _ := clients.NewHasher(pepper)
 	if !h.Verify(created.ClientID, created.ClientSecret, stored.SecretHash) || stored.Name != "etl" ||
-		strings.Join(stored.AllowedTools, " ") != "github/* db_query" || stored.Approval != clients.ApprovalDestructive || stored.Validation != grading.Strict {
+		strings.Join(stored.AllowedTools, " ") != "github/* db_query" || stored.Approval != clients.ApprovalDestructive || stored.Validation != grading.Strict || !stored.DPoPBound {
 		t.Errorf("stored %+v does not match the created client", stored)
 	}
-	code, stdout, stderr = runEnv(env, "clients", "update", created.ClientID, "--approval", "always")
-	if code != exitOK || stdout != "client "+created.ClientID+": approval always, validation strict\n" {
+	code, stdout, stderr = runEnv(env, "clients", "update", created.ClientID, "--approval", "always", "--dpop-bound=false")
+	if code != exitOK || stdout != "client "+created.ClientID+": approval always, validation strict, dpop_bound_access_tokens false\n" {
 		t.Errorf("update: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if stored, _ = postgres.NewClients(db).Get(context.Background(), created.ClientID); stored.Approval != clients.ApprovalAlways {
@@ -71,8 +71,19 @@ func TestClientsCommand(t *testing.T) {
 		t.Errorf("update with a bad policy: exit %d, stderr %q", code, stderr)
 	}
 	code, stdout, stderr = runEnv(env, "clients", "update", "--validation", "lenient", created.ClientID)
-	if code != exitOK || stdout != "client "+created.ClientID+": approval always, validation lenient\n" {
+	if code != exitOK || stdout != "client "+created.ClientID+": approval always, validation lenient, dpop_bound_access_tokens false\n" {
 		t.Errorf("update validation: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = runEnv(env, "clients", "update", created.ClientID, "--dpop-bound")
+	if stored, _ = postgres.NewClients(db).Get(context.Background(), created.ClientID); code != exitOK || !stored.DPoPBound ||
+		stdout != "client "+created.ClientID+": approval always, validation lenient, dpop_bound_access_tokens true\n" {
+		t.Errorf("update --dpop-bound: exit %d, stdout %q, stderr %q, stored %v", code, stdout, stderr, stored.DPoPBound)
+	}
+	if code, _, stderr = runEnv(env, "clients", "update", created.ClientID, "--dpop-bound=false"); code != exitOK {
+		t.Errorf("update --dpop-bound=false: exit %d, stderr %q", code, stderr)
+	}
+	if stored, _ = postgres.NewClients(db).Get(context.Background(), created.ClientID); stored.DPoPBound {
+		t.Error("--dpop-bound=false left the client DPoP-bound")
 	}
 	for _, bad := range []string{"paranoid", ""} { // a bad mode, even with a good approval, changes nothing
 		code, _, stderr = runEnv(env, "clients", "update", created.ClientID, "--approval", "never", "--validation", bad)
@@ -117,7 +128,7 @@ func TestClientsCommandBadInvocations(t *testing.T) {
 	}{
 		{"no action", nil, []string{"clients"}, exitBadInput, "usage:"},
 		{"unknown action", withDB, []string{"clients", "rotate"}, exitBadInput, `typeward clients: unknown action "rotate": want create, list, update or disable`},
-		{"update without policy", withDB, []string{"clients", "update", "c1"}, exitBadInput, "typeward clients: update needs --approval or --validation"},
+		{"update without policy", withDB, []string{"clients", "update", "c1"}, exitBadInput, "typeward clients: update needs --approval, --validation or --dpop-bound"},
 		{"no database", nil, []string{"clients", "list"}, exitBadInput, "typeward clients: no database: set DATABASE_URL or pass --database-url"},
 		{"disable without id", withDB, []string{"clients", "disable"}, exitBadInput, "typeward clients: disable takes 1 argument(s), got 0"},
 		{"bad output", withDB, []string{"clients", "list", "--output", "yaml"}, exitBadInput, `typeward clients: --output "yaml": expected text or json`},

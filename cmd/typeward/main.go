@@ -27,7 +27,7 @@ var commands = []struct {
 	{"serve", "run the authorization server (embedded in-memory default without DATABASE_URL; --migrate migrates at start)", newServeCommand},
 	{"route", "run the MCP router that enforces composition tokens in front of one MCP server", newRouteCommand},
 	{"healthcheck", "exit 0 when a typeward answers 200 on its health URL (the container HEALTHCHECK)", newHealthcheckCommand},
-	{"clients", "create, list, update (--approval, --validation) or disable OAuth clients in the database (DATABASE_URL)", newClientsCommand},
+	{"clients", "create, list, update (--approval, --validation, --dpop-bound) or disable OAuth clients in the database (DATABASE_URL)", newClientsCommand},
 	{"resources", "add, list or delete the protected resources hosts without admin-set audiences may ask for (DATABASE_URL)", newResourcesCommand},
 	{"users", "add a console user: users add NAME --role approver|operator (DATABASE_URL)", newUsersCommand},
 	{"tools", "check a tools/list for drift against the approved one; fetch or import tools/lists", newToolsCommand},

@@ -57,6 +57,9 @@ type Issuance struct {
 	AuthReqID  string    `json:"auth_req_id,omitempty"`
 	ApprovedBy string    `json:"approved_by,omitempty"`
 	ApprovedAt time.Time `json:"approved_at,omitzero"`
+	// DPoPJKT is the thumbprint of the DPoP key the request's proof was
+	// signed with (the token's cnf.jkt): a DPoP-bound token's holder.
+	DPoPJKT string `json:"dpop_jkt,omitempty"`
 	// RegistryGeneration is, for an issuance, the registry generation its
 	// validation read (0: none, negative: the replica did not know). A
 	// store that knows generations (Postgres) records it and has the
@@ -94,7 +97,7 @@ func Normalize(rec *Issuance) error {
 	if !rec.ApprovedAt.IsZero() {
 		rec.ApprovedAt = rec.ApprovedAt.UTC().Truncate(time.Microsecond)
 	}
-	for _, s := range []*string{&rec.ID, &rec.ClientID, &rec.Reason, &rec.CompositionDigest, &rec.JTI, &rec.Audience, &rec.AuthReqID, &rec.ApprovedBy} {
+	for _, s := range []*string{&rec.ID, &rec.ClientID, &rec.Reason, &rec.CompositionDigest, &rec.JTI, &rec.Audience, &rec.AuthReqID, &rec.ApprovedBy, &rec.DPoPJKT} {
 		*s = storable(*s)
 	}
 	rec.Tools, rec.IssueCodes = storableAll(rec.Tools), storableAll(rec.IssueCodes)

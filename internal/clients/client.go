@@ -69,8 +69,12 @@ type Client struct {
 	// Validation is the mode its compositions are judged under
 	// (grading.Lenient or grading.Strict); unset reads as lenient.
 	Validation grading.Mode
-	Disabled   bool
-	CreatedAt  time.Time
+	// DPoPBound (RFC 9449 §5.2 dpop_bound_access_tokens): the client gets
+	// no token without a DPoP proof, so none of its tokens is a bearer
+	// token.
+	DPoPBound bool
+	Disabled  bool
+	CreatedAt time.Time
 }
 
 // Approval is a client's approval policy. Which tools count as mutating

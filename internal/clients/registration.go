@@ -33,6 +33,9 @@ type Registration struct {
 	Approval Approval `json:"approval,omitempty"`
 	// Validation defaults to lenient.
 	Validation grading.Mode `json:"validation,omitempty"`
+	// DPoPBoundAccessTokens (RFC 9449 §5.2): every token request must
+	// carry a DPoP proof. Defaults to false.
+	DPoPBoundAccessTokens bool `json:"dpop_bound_access_tokens,omitempty"`
 	// Issuer is this server's issuer identifier, set by the caller (never
 	// from the request): a client may not list it as an audience, or its
 	// tool tokens would be accepted where typeward's own are.
@@ -232,6 +235,7 @@ func NewClient(r Registration, h *Hasher, now time.Time) (c *Client, secret stri
 		GrantTypes:              slices.Clone(r.GrantTypes),
 		Approval:                r.Approval,
 		Validation:              r.Validation,
+		DPoPBound:               r.DPoPBoundAccessTokens,
 		CreatedAt:               now.UTC(),
 	}
 	switch c.TokenEndpointAuthMethod {

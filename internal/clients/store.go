@@ -37,6 +37,9 @@ type Store interface {
 	// SetValidation changes the client's validation mode alone, or
 	// returns ErrNotFound.
 	SetValidation(ctx context.Context, id string, m grading.Mode) error
+	// SetDPoPBound changes whether the client's tokens must be DPoP-bound
+	// alone, or returns ErrNotFound.
+	SetDPoPBound(ctx context.Context, id string, bound bool) error
 	// Disable marks the client disabled (idempotent), or returns ErrNotFound.
 	Disable(ctx context.Context, id string) error
 }

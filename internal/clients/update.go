@@ -17,13 +17,16 @@ const (
 type Update struct {
 	Approval   *Approval     `json:"approval,omitempty"`
 	Validation *grading.Mode `json:"validation,omitempty"`
+	// DPoPBoundAccessTokens, when given, says whether the client's tokens
+	// must be DPoP-bound.
+	DPoPBoundAccessTokens *bool `json:"dpop_bound_access_tokens,omitempty"`
 }
 
 // Validate returns a *ValidationError listing every problem, or nil.
 func (u Update) Validate() error {
 	var ps []Problem
-	if u.Approval == nil && u.Validation == nil {
-		ps = append(ps, Problem{Field: "/", Message: "names nothing to change (approval, validation)"})
+	if u.Approval == nil && u.Validation == nil && u.DPoPBoundAccessTokens == nil {
+		ps = append(ps, Problem{Field: "/", Message: "names nothing to change (approval, validation, dpop_bound_access_tokens)"})
 	}
 	if u.Approval != nil && !u.Approval.Valid() {
 		ps = append(ps, Problem{Field: "/approval", Message: approvalProblem})
@@ -52,6 +55,11 @@ func Apply(ctx context.Context, s Store, id string, u Update) (*Client, error) {
 	}
 	if u.Validation != nil {
 		if err := s.SetValidation(ctx, id, *u.Validation); err != nil {
+			return nil, err
+		}
+	}
+	if u.DPoPBoundAccessTokens != nil {
+		if err := s.SetDPoPBound(ctx, id, *u.DPoPBoundAccessTokens); err != nil {
 			return nil, err
 		}
 	}

@@ -26,7 +26,7 @@ func TestApply(t *testing.T) {
 		{"validation alone", nil, ptr("strict"), nil, clients.ApprovalNever, grading.Strict},
 		{"approval alone", ptr("always"), nil, nil, clients.ApprovalAlways, grading.Lenient},
 		{"both", ptr("mutating"), ptr("strict"), nil, clients.ApprovalMutating, grading.Strict},
-		{"nothing", nil, nil, []clients.Problem{{"/", "names nothing to change (approval, validation)"}}, clients.ApprovalNever, grading.Lenient},
+		{"nothing", nil, nil, []clients.Problem{{"/", "names nothing to change (approval, validation, dpop_bound_access_tokens)"}}, clients.ApprovalNever, grading.Lenient},
 		{"a bad mode with a good approval", ptr("always"), ptr("paranoid"),
 			[]clients.Problem{{"/validation", "must be one of lenient, strict"}}, clients.ApprovalNever, grading.Lenient},
 		{"an empty mode", nil, ptr(""), []clients.Problem{{"/validation", "must be one of lenient, strict"}}, clients.ApprovalNever, grading.Lenient},

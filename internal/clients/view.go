@@ -22,6 +22,7 @@ type View struct {
 	GrantTypes              []string        `json:"grant_types"`
 	Approval                string          `json:"approval"`
 	Validation              string          `json:"validation"`
+	DPoPBoundAccessTokens   bool            `json:"dpop_bound_access_tokens"`
 	Disabled                bool            `json:"disabled"`
 	CreatedAt               time.Time       `json:"created_at"`
 }
@@ -39,5 +40,5 @@ func ViewOf(c *Client) View {
 		AllowedTools: orEmpty(c.AllowedTools), AllowedAudiences: orEmpty(c.AllowedAudiences),
 		AllowedScopes: orEmpty(c.AllowedScopes), RedirectURIs: orEmpty(c.RedirectURIs), GrantTypes: c.Grants(),
 		Approval:   string(c.Approval.OrNever()),
-		Validation: string(c.Validation.OrLenient()), Disabled: c.Disabled, CreatedAt: c.CreatedAt}
+		Validation: string(c.Validation.OrLenient()), DPoPBoundAccessTokens: c.DPoPBound, Disabled: c.Disabled, CreatedAt: c.CreatedAt}
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 
 	"github.com/typeward/typeward/internal/oauth"
+	"github.com/typeward/typeward/verify/dpop"
 )
 
 // oauthHandlers serves the token, introspection and revocation endpoints:
@@ -18,6 +19,7 @@ type oauthHandlers struct {
 }
 
 func (h *oauthHandlers) token(w http.ResponseWriter, r *http.Request) {
+	r = r.WithContext(oauth.WithDPoPProofs(r.Context(), r.Header.Values(dpop.Header)))
 	if resp, ok := call(h, w, r, h.svc.Token); ok {
 		writeOAuthJSON(w, http.StatusOK, resp)
 	}

@@ -25,6 +25,9 @@ const (
 	CodeInvalidTarget               = "invalid_target"
 	CodeInvalidAuthorizationDetails = "invalid_authorization_details"
 	CodeServerError                 = "server_error"
+	// CodeInvalidDPoPProof is RFC 9449 §5's: a DPoP proof refused, or
+	// missing for a client whose tokens must be DPoP-bound.
+	CodeInvalidDPoPProof = "invalid_dpop_proof"
 	// CodeTemporarilyUnavailable answers an outage of a dependency (the
 	// database down or stalled): RFC 6749 §4.1.2.1's code, with 503.
 	CodeTemporarilyUnavailable = "temporarily_unavailable"

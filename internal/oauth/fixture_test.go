@@ -22,6 +22,7 @@ import (
 	"github.com/typeward/typeward/internal/token"
 	"github.com/typeward/typeward/internal/verdict"
 	"github.com/typeward/typeward/verify"
+	"github.com/typeward/typeward/verify/dpop"
 )
 
 // The tests run the Service on the real parts of the embedded default:
@@ -48,6 +49,8 @@ var testClients = []clients.Client{
 	{ID: "strict", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Approval: clients.ApprovalDestructive},
 	{ID: "always", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Approval: clients.ApprovalAlways},
 	{ID: "rigorous", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Validation: grading.Strict},
+	// bound gets DPoP-bound tokens only (dpop_bound_access_tokens).
+	{ID: "bound", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, DPoPBound: true},
 	{ID: "off", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud}, Disabled: true},
 	// legacy was registered, before registration refused it, with the
 	// issuer as an audience.
@@ -136,6 +139,10 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	proofs, err := dpop.New(dpop.Config{Replay: ProofReplay{Store: memory.NewAssertionReplay(), Now: clock}, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
 	limiter, err := ratelimit.New(ratelimit.Config{Rate: 1, Burst: testBurst, Now: clock})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +152,7 @@ func newFixture(t testing.TB) *fixture {
 	f.validator = &countingValidator{Validates: composition.NewValidator(resolver, f.registry, compat.NewChecker())}
 	f.svc = &Service{
 		Issuer: issuer, Authenticator: auth, Validator: f.validator, Compositions: f.registry, Declarations: f.registry,
-		Minter: minter, Verifier: f.verifier, Revocations: f.revoked, Clients: store, Limiter: limiter,
+		Minter: minter, Verifier: f.verifier, DPoP: proofs, Revocations: f.revoked, Clients: store, Limiter: limiter,
 		Audit: f.audit, Now: auditClock(),
 	}
 	return f

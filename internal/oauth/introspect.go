@@ -27,6 +27,9 @@ type Introspection struct {
 	JTI                  string                       `json:"jti,omitempty"`
 	MCPTools             []string                     `json:"mcp_tools,omitempty"`
 	AuthorizationDetails []verify.AuthorizationDetail `json:"authorization_details,omitempty"`
+	// Cnf is a DPoP-bound token's confirmation (RFC 9449 §6.2: jkt), and
+	// TokenType then "DPoP".
+	Cnf *verify.Confirmation `json:"cnf,omitempty"`
 }
 
 // Introspect answers RFC 7662 for an authenticated caller. A token that is
@@ -61,7 +64,7 @@ func (s *Service) Introspect(ctx context.Context, form url.Values, authorization
 		return inactive, nil
 	}
 	answer := &Introspection{
-		Active: true, Scope: strings.Join(tok.Scope, " "), ClientID: tok.ClientID, TokenType: "Bearer",
+		Active: true, Scope: strings.Join(tok.Scope, " "), ClientID: tok.ClientID, TokenType: tok.TokenType(),
 		Exp: tok.ExpiresAt.Unix(), Iat: tok.IssuedAt.Unix(),
 		Sub: tok.Subject, Aud: tok.Audience, Iss: tok.Issuer, JTI: tok.ID,
 		MCPTools: tok.Tools, AuthorizationDetails: tok.AuthorizationDetails,
@@ -69,13 +72,21 @@ func (s *Service) Introspect(ctx context.Context, form url.Values, authorization
 	if !tok.NotBefore.IsZero() {
 		answer.Nbf = tok.NotBefore.Unix()
 	}
+	if tok.JKT != "" {
+		answer.Cnf = &verify.Confirmation{JKT: tok.JKT}
+	}
 	return answer, nil
 }
 
 // Active is what the admin API's authentication needs: the verified,
-// unrevoked token, or nil.
+// unrevoked bearer token, or nil. A DPoP-bound token is nil: the admin API
+// takes bearer tokens, and a bound token used as one is a stolen one.
 func (s *Service) Active(ctx context.Context, raw string) (*verify.Claims, error) {
-	return s.activeToken(ctx, raw)
+	tok, err := s.activeToken(ctx, raw)
+	if tok != nil && tok.JKT != "" {
+		return nil, err
+	}
+	return tok, err
 }
 
 // activeToken is the verified, unrevoked token of an enabled client, or

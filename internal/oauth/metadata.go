@@ -3,6 +3,7 @@ package oauth
 import (
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/verify"
+	"github.com/typeward/typeward/verify/dpop"
 )
 
 // Metadata is the RFC 8414 authorization server metadata.
@@ -38,6 +39,8 @@ type Metadata struct {
 	BackchannelAuthenticationEndpoint      string   `json:"backchannel_authentication_endpoint"`
 	BackchannelTokenDeliveryModesSupported []string `json:"backchannel_token_delivery_modes_supported"`
 	BackchannelUserCodeParameterSupported  bool     `json:"backchannel_user_code_parameter_supported"`
+	// RFC 9449 §5.1: the DPoP proof algorithms the token endpoint accepts.
+	DPoPSigningAlgValuesSupported []string `json:"dpop_signing_alg_values_supported"`
 }
 
 // Endpoint paths, relative to the issuer.
@@ -85,5 +88,6 @@ func NewMetadata(issuer string, signingAlgs, assertionAlgs []string) Metadata {
 		AccessTokenSigningAlgValuesSupported:               signingAlgs,
 		BackchannelAuthenticationEndpoint:                  issuer + PathBackchannel,
 		BackchannelTokenDeliveryModesSupported:             []string{"poll"},
+		DPoPSigningAlgValuesSupported:                      dpop.DefaultAlgorithms(),
 	}
 }

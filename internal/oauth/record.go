@@ -30,11 +30,14 @@ type issuance struct {
 	audience  string
 	jti       string
 	discarded bool
+	// jkt is the thumbprint of the DPoP key the token is bound to, once
+	// the proof was checked.
+	jkt string
 }
 
 // record is the audit record of the decision that ended in err.
 func (in *issuance) record(err error) audit.Issuance {
-	rec := audit.Issuance{Time: in.at, ClientID: in.clientID, Reason: in.reason}
+	rec := audit.Issuance{Time: in.at, ClientID: in.clientID, Reason: in.reason, DPoPJKT: in.jkt}
 	if len(rec.ClientID) > clients.MaxClientIDLen {
 		rec.ClientID = Clip(rec.ClientID, auditedValueBytes)
 	}

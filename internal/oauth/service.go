@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"github.com/typeward/typeward/verify/dpop"
 	"log/slog"
 	"time"
 
@@ -22,9 +23,12 @@ type Service struct {
 	Declarations Declarations
 	Minter       Minter
 	Verifier     TokenVerifier
-	Revocations  Revocations
-	Clients      Clients
-	Limiter      RateLimiter
+	// DPoP checks the token requests' DPoP proofs (RFC 9449); nil refuses
+	// them.
+	DPoP        *dpop.Checker
+	Revocations Revocations
+	Clients     Clients
+	Limiter     RateLimiter
 	// Failures limits failed client authentications per remote address
 	// and per claimed client id; unset: unlimited.
 	Failures FailureLimits

@@ -50,7 +50,7 @@ func (s *Service) Token(ctx context.Context, form url.Values, authorization stri
 
 // issue is the token request's steps, top to bottom, each answering its
 // part of the issuance: the form's bounds and the authenticated client
-// (admitted), the rate limit, the grant the client asks for and is
+// (admitted), the rate limit, the DPoP proof's key (proofKey), the grant the client asks for and is
 // registered for (grantOf) and what it authorized, the token grant, the
 // signed token, the grant's redemption, the answer. A step that refuses
 // ends the request; what the steps before it answered is what its audit
@@ -63,6 +63,10 @@ func (s *Service) issue(ctx context.Context, form url.Values, authorization stri
 	if err := s.allow(client.ID, "token requests"); err != nil {
 		return in, nil, err
 	}
+	jkt, err := s.proofKey(ctx, client, &in)
+	if err != nil {
+		return in, nil, err
+	}
 	grant, err := grantOf(client, form)
 	if err != nil {
 		return in, nil, err
@@ -72,6 +76,7 @@ func (s *Service) issue(ctx context.Context, form url.Values, authorization stri
 	}
 	a := &in.authorized
 	g := a.tokenGrant(client.ID)
+	g.JKT = jkt
 	in.audience = g.Audience
 	m, err := s.Minter.Mint(g)
 	if err != nil {
@@ -89,7 +94,7 @@ func (s *Service) issue(ctx context.Context, form url.Values, authorization stri
 
 // answer is the success answer of a token minted for g.
 func answer(m token.Minted, g token.Grant, warnings []verdict.Issue) *TokenResponse {
-	return &TokenResponse{AccessToken: m.Token, TokenType: "Bearer",
+	return &TokenResponse{AccessToken: m.Token, TokenType: m.Claims.TokenType(),
 		ExpiresIn: int64(m.Claims.ExpiresAt.Sub(m.Claims.IssuedAt) / time.Second),
 		Scope:     strings.Join(m.Claims.Scope, " "), AuthorizationDetails: g.Details, Warnings: warnings}
 }

@@ -104,3 +104,8 @@ func (c *cachedClients) SetValidation(ctx context.Context, id string, m grading.
 	defer c.forget(id)
 	return c.Store.SetValidation(ctx, id, m)
 }
+
+func (c *cachedClients) SetDPoPBound(ctx context.Context, id string, bound bool) error {
+	defer c.forget(id)
+	return c.Store.SetDPoPBound(ctx, id, bound)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/typeward/typeward/verify/dpop"
 	"io"
 	"log/slog"
 	"net"
@@ -177,6 +178,10 @@ func (s *Server) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	proofs, err := dpop.New(dpop.Config{Replay: oauth.ProofReplay{Store: st.replay, Now: time.Now}})
+	if err != nil {
+		return err
+	}
 	limiter, err := ratelimit.New(ratelimit.Config{Rate: cfg.RateLimit, Burst: cfg.RateBurst})
 	if err != nil {
 		return err
@@ -192,7 +197,7 @@ func (s *Server) wire(ctx context.Context) error {
 	s.validator = validator
 	svc := &oauth.Service{
 		Issuer: cfg.Issuer, Authenticator: auth, Validator: validator, Compositions: st.registry, Declarations: st.registry,
-		Minter: minter, Verifier: verifier, Revocations: st.revocations, Clients: lookup, Limiter: limiter, Failures: failures,
+		Minter: minter, Verifier: verifier, DPoP: proofs, Revocations: st.revocations, Clients: lookup, Limiter: limiter, Failures: failures,
 		Audit: st.audit, Metrics: s.metrics, Log: s.log, Tools: s.cache,
 		Backchannel: oauth.Backchannel{Store: st.approvals, Interval: cfg.CIBAInterval, MinExpiry: cfg.CIBAMinExpiry},
 	}

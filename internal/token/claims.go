@@ -45,6 +45,7 @@ type payload struct {
 	Scope                string                       `json:"scope,omitempty"`
 	Tools                []string                     `json:"mcp_tools,omitempty"`
 	AuthorizationDetails []verify.AuthorizationDetail `json:"authorization_details,omitempty"`
+	Confirmation         *verify.Confirmation         `json:"cnf,omitempty"`
 }
 
 // audience is aud: a string for one resource (the usual case), else an

@@ -62,6 +62,9 @@ type Grant struct {
 	Tools    []string // mcp_tools: the validated composition's tools
 	Scopes   []string // other granted scope values, e.g. typeward:admin
 	Details  []verify.AuthorizationDetail
+	// JKT, when set, binds the token to the client's DPoP key (cnf.jkt,
+	// RFC 9449 §6): the thumbprint of the key its proof was signed with.
+	JKT string
 }
 
 // Minted is a signed token and the claims it carries.
@@ -84,7 +87,7 @@ func (m *Minter) Mint(g Grant) (Minted, error) {
 	c := verify.Claims{
 		Issuer: m.cfg.Issuer, Subject: g.ClientID, ClientID: g.ClientID, Audience: []string{g.Audience},
 		IssuedAt: now, NotBefore: now, ExpiresAt: now.Add(m.cfg.TTL), ID: jti,
-		Scope: Scope(g.Tools, g.Scopes), Tools: g.Tools, AuthorizationDetails: g.Details,
+		Scope: Scope(g.Tools, g.Scopes), Tools: g.Tools, AuthorizationDetails: g.Details, JKT: g.JKT,
 	}
 	tok, err := m.Sign(&c)
 	if err != nil {
@@ -107,6 +110,7 @@ func (m *Minter) Sign(c *verify.Claims) (string, error) {
 		Issuer: c.Issuer, Subject: c.Subject, ClientID: c.ClientID, Audience: c.Audience,
 		IssuedAt: c.IssuedAt.Unix(), NotBefore: unixOrZero(c.NotBefore), ExpiresAt: c.ExpiresAt.Unix(), ID: c.ID,
 		Scope: strings.Join(c.Scope, " "), Tools: c.Tools, AuthorizationDetails: c.AuthorizationDetails,
+		Confirmation: confirmation(c.JKT),
 	})
 	if err != nil {
 		return "", fmt.Errorf("token: encode claims: %w", err)
@@ -124,6 +128,15 @@ func (m *Minter) Sign(c *verify.Claims) (string, error) {
 	b.WriteByte('.')
 	b.WriteString(enc.EncodeToString(sig))
 	return b.String(), nil
+}
+
+// confirmation is the cnf claim of a token bound to the key jkt, nil for
+// a bearer token.
+func confirmation(jkt string) *verify.Confirmation {
+	if jkt == "" {
+		return nil
+	}
+	return &verify.Confirmation{JKT: jkt}
 }
 
 // headerFor is s's encoded header, made once per signing key.

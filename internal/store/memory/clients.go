@@ -88,6 +88,18 @@ func (s *Clients) SetValidation(_ context.Context, id string, m grading.Mode) er
 	return s.update(id, "set validation of", func(c *clients.Client) { c.Validation = m.OrLenient() })
 }
 
+// SetDPoPBound implements clients.Store.
+func (s *Clients) SetDPoPBound(_ context.Context, id string, bound bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.clients[id]
+	if !ok {
+		return fmt.Errorf("set dpop_bound_access_tokens of client %q: %w", id, clients.ErrNotFound)
+	}
+	c.DPoPBound = bound
+	return nil
+}
+
 // Disable implements clients.Store.
 func (s *Clients) Disable(_ context.Context, id string) error {
 	return s.update(id, "disable", func(c *clients.Client) { c.Disabled = true })

@@ -83,8 +83,8 @@ func NewAudit(db *DB) *Audit {
 
 const (
 	issuanceColumns = `id, at, client_id, outcome, reason, composition_digest, tools, issue_codes, jti, audience,
-		auth_req_id, approved_by, approved_at, issues, issues_dropped`
-	// maxAuditBatch bounds one INSERT: 15 parameters a row, far below
+		auth_req_id, approved_by, approved_at, issues, issues_dropped, dpop_jkt`
+	// maxAuditBatch bounds one INSERT: 17 parameters a row, far below
 	// Postgres's 65535.
 	maxAuditBatch = 500
 	// auditFlushTimeout bounds one INSERT; it is not any caller's context
@@ -103,7 +103,7 @@ const (
 )
 
 // auditColumnCount is the number of issuanceColumns.
-const auditColumnCount = 15
+const auditColumnCount = 16
 
 // Append implements audit.Store.
 func (s *Audit) Append(ctx context.Context, rec *audit.Issuance) error {
@@ -231,7 +231,7 @@ func (s *Audit) insert(ctx context.Context, rows []audit.Issuance, upsert bool) 
 		}
 		args = append(args, r.ID, r.Time, r.ClientID, string(r.Outcome), r.Reason, r.CompositionDigest,
 			nonNilStrings(r.Tools), nonNilStrings(r.IssueCodes), r.JTI, r.Audience,
-			r.AuthReqID, r.ApprovedBy, nullTime(r.ApprovedAt), string(issues), r.IssuesDropped, gen)
+			r.AuthReqID, r.ApprovedBy, nullTime(r.ApprovedAt), string(issues), r.IssuesDropped, r.DPoPJKT, gen)
 	}
 	sql := insertSQL(len(rows), upsert)
 	var err error
@@ -436,7 +436,7 @@ func scanIssuance(row pgx.CollectableRow) (audit.Issuance, error) {
 	var approvedAt *time.Time
 	var issues []byte
 	err := row.Scan(&r.ID, &r.Time, &r.ClientID, &outcome, &r.Reason, &r.CompositionDigest,
-		&r.Tools, &r.IssueCodes, &r.JTI, &r.Audience, &r.AuthReqID, &r.ApprovedBy, &approvedAt, &issues, &r.IssuesDropped)
+		&r.Tools, &r.IssueCodes, &r.JTI, &r.Audience, &r.AuthReqID, &r.ApprovedBy, &approvedAt, &issues, &r.IssuesDropped, &r.DPoPJKT)
 	if err != nil {
 		return r, err
 	}

@@ -23,7 +23,8 @@ var _ clients.Store = (*Clients)(nil)
 func NewClients(db *DB) *Clients { return &Clients{db: db} }
 
 const clientColumns = `id, name, auth_method, secret_hash, jwks, allowed_tools,
-	allowed_audiences, allowed_scopes, disabled, created_at, approval, validation, redirect_uris, grant_types`
+	allowed_audiences, allowed_scopes, disabled, created_at, approval, validation, redirect_uris, grant_types,
+	dpop_bound_access_tokens`
 
 // Create implements clients.Store.
 func (s *Clients) Create(ctx context.Context, c *clients.Client) error {
@@ -36,11 +37,11 @@ func (s *Clients) create(ctx context.Context, q interface {
 	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
 }, c *clients.Client) error {
 	_, err := q.Exec(ctx, `INSERT INTO oauth_clients (`+clientColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
 		c.ID, c.Name, string(c.TokenEndpointAuthMethod), c.SecretHash, clientJWKSArg(c.JWKS),
 		nonNilStrings(c.AllowedTools), nonNilStrings(c.AllowedAudiences), nonNilStrings(c.AllowedScopes),
 		c.Disabled, c.CreatedAt, string(c.Approval.OrNever()), string(c.Validation.OrLenient()),
-		nonNilStrings(c.RedirectURIs), nonNilStrings(c.GrantTypes))
+		nonNilStrings(c.RedirectURIs), nonNilStrings(c.GrantTypes), c.DPoPBound)
 	if isUniqueViolation(err) {
 		return fmt.Errorf("create client %q: %w", c.ID, clients.ErrConflict)
 	}
@@ -77,11 +78,11 @@ func (s *Clients) Update(ctx context.Context, c *clients.Client) error {
 	tag, err := s.db.Pool.Exec(ctx, `UPDATE oauth_clients SET name = $2, auth_method = $3,
 		secret_hash = $4, jwks = $5, allowed_tools = $6, allowed_audiences = $7,
 		allowed_scopes = $8, disabled = $9, approval = $10, validation = $11, redirect_uris = $12,
-		grant_types = $13 WHERE id = $1`,
+		grant_types = $13, dpop_bound_access_tokens = $14 WHERE id = $1`,
 		c.ID, c.Name, string(c.TokenEndpointAuthMethod), c.SecretHash, clientJWKSArg(c.JWKS),
 		nonNilStrings(c.AllowedTools), nonNilStrings(c.AllowedAudiences), nonNilStrings(c.AllowedScopes),
 		c.Disabled, string(c.Approval.OrNever()), string(c.Validation.OrLenient()),
-		nonNilStrings(c.RedirectURIs), nonNilStrings(c.GrantTypes))
+		nonNilStrings(c.RedirectURIs), nonNilStrings(c.GrantTypes), c.DPoPBound)
 	if err != nil {
 		return fmt.Errorf("update client %q: %w", c.ID, err)
 	}
@@ -114,9 +115,14 @@ func (s *Clients) SetValidation(ctx context.Context, id string, m grading.Mode) 
 	return s.setPolicy(ctx, id, "validation", string(m.OrLenient()))
 }
 
+// SetDPoPBound implements clients.Store.
+func (s *Clients) SetDPoPBound(ctx context.Context, id string, bound bool) error {
+	return s.setPolicy(ctx, id, "dpop_bound_access_tokens", bound)
+}
+
 // setPolicy sets one policy column (a constant of this file, never input)
 // of one client.
-func (s *Clients) setPolicy(ctx context.Context, id, column, value string) error {
+func (s *Clients) setPolicy(ctx context.Context, id, column string, value any) error {
 	if !storable(id) {
 		return fmt.Errorf("set %s of client %q: %w", column, id, clients.ErrNotFound)
 	}
@@ -151,7 +157,7 @@ func scanClient(row pgx.CollectableRow) (*clients.Client, error) {
 	var jwks []byte
 	err := row.Scan(&c.ID, &c.Name, &method, &c.SecretHash, &jwks, &c.AllowedTools,
 		&c.AllowedAudiences, &c.AllowedScopes, &c.Disabled, &c.CreatedAt, &approval, &validation,
-		&c.RedirectURIs, &c.GrantTypes)
+		&c.RedirectURIs, &c.GrantTypes, &c.DPoPBound)
 	if err != nil {
 		return nil, err
 	}

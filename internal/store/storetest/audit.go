@@ -80,6 +80,31 @@ func RunAudit(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		}
 	})
 
+	t.Run("RoundTripOfADPoPKey", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		at := time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)
+		for _, in := range []*audit.Issuance{
+			{ID: "d1", Time: at, ClientID: "c1", Outcome: audit.Issued, JTI: "jti-1", DPoPJKT: "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs"},
+			{ID: "d2", Time: at.Add(time.Second), ClientID: "c1", Outcome: audit.Issued, JTI: "jti-2"},
+		} {
+			if err := s.Append(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		page, err := s.Query(ctx, audit.Query{})
+		if err != nil || len(page.Items) != 2 {
+			t.Fatalf("page = %+v, %v", page, err)
+		}
+		jkts := map[string]string{}
+		for _, it := range page.Items {
+			jkts[it.ID] = it.DPoPJKT
+		}
+		if jkts["d1"] != "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs" || jkts["d2"] != "" {
+			t.Errorf("dpop_jkt stored as %v", jkts)
+		}
+	})
+
 	// A denial records what the client sent, which may be anything: text
 	// no store can hold is replaced, never a reason to lose the record.
 	t.Run("UnstorableTextIsReplaced", func(t *testing.T) {

@@ -66,7 +66,7 @@ func sameClient(t *testing.T, got, want *clients.Client) {
 	t.Helper()
 	if got.ID != want.ID || got.Name != want.Name || got.TokenEndpointAuthMethod != want.TokenEndpointAuthMethod ||
 		!bytes.Equal(got.SecretHash, want.SecretHash) || got.Disabled != want.Disabled ||
-		got.Approval != want.Approval.OrNever() || got.Validation != want.Validation.OrLenient() ||
+		got.Approval != want.Approval.OrNever() || got.Validation != want.Validation.OrLenient() || got.DPoPBound != want.DPoPBound ||
 		!got.CreatedAt.Equal(want.CreatedAt) ||
 		!slices.Equal(got.AllowedTools, want.AllowedTools) ||
 		!slices.Equal(got.AllowedAudiences, want.AllowedAudiences) ||
@@ -233,6 +233,7 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 		next.Disabled = true
 		next.RedirectURIs = []string{"https://host.example/cb"}
 		next.GrantTypes = []string{clients.GrantAuthorizationCode, clients.GrantClientCredentials}
+		next.DPoPBound = true
 		if err := s.Update(ctx, next); err != nil {
 			t.Fatalf("update: %v", err)
 		}
@@ -307,6 +308,42 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 		}
 		if err := s.SetValidation(ctx, "nobody", grading.Strict); !errors.Is(err, clients.ErrNotFound) {
 			t.Errorf("set validation of an unknown client: %v, want ErrNotFound", err)
+		}
+	})
+
+	t.Run("DPoPBoundDefaultsToFalseAndChangesAlone", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		bound := secretClient("dp", 0)
+		bound.DPoPBound = true
+		for _, c := range []*clients.Client{secretClient("db", 0), bound} {
+			if err := s.Create(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, err := s.Get(ctx, "db"); err != nil || got.DPoPBound {
+			t.Fatalf("a new client: dpop bound %v, %v; want false", got.DPoPBound, err)
+		}
+		if got, err := s.Get(ctx, "dp"); err != nil || !got.DPoPBound {
+			t.Fatalf("a new DPoP-bound client: dpop bound %v, %v; want true", got.DPoPBound, err)
+		}
+		if err := s.SetApproval(ctx, "db", clients.ApprovalAlways); err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range []bool{true, false, true} {
+			if err := s.SetDPoPBound(ctx, "db", b); err != nil {
+				t.Fatalf("set dpop bound %v: %v", b, err)
+			}
+			got, err := s.Get(ctx, "db")
+			if err != nil || got.DPoPBound != b || got.Approval != clients.ApprovalAlways || got.Name != "client db" {
+				t.Fatalf("after set dpop bound %v: %+v, %v", b, got, err)
+			}
+		}
+		if got, _ := s.Get(ctx, "dp"); !got.DPoPBound {
+			t.Error("another client changed")
+		}
+		if err := s.SetDPoPBound(ctx, "nobody", true); !errors.Is(err, clients.ErrNotFound) {
+			t.Errorf("set dpop bound of an unknown client: %v, want ErrNotFound", err)
 		}
 	})
 

@@ -1,0 +1,72 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/verify/dpop"
+)
+
+// ReasonDPoPRequired is the audit reason of a token request without a
+// proof from a client registered with dpop_bound_access_tokens.
+const ReasonDPoPRequired = "dpop_required"
+
+type dpopProofsKey struct{}
+
+// WithDPoPProofs gives the token endpoint the request's DPoP headers; the
+// HTTP layer sets them, as it does the remote address.
+func WithDPoPProofs(ctx context.Context, proofs []string) context.Context {
+	return context.WithValue(ctx, dpopProofsKey{}, proofs)
+}
+
+// proofKey is the DPoP step of every grant (RFC 9449 §5): the thumbprint
+// of the key a valid proof of this request was signed with, to bind the
+// token to, or "" for a bearer token when the request carries no proof and
+// the client may have one.
+func (s *Service) proofKey(ctx context.Context, client *clients.Client, in *issuance) (string, error) {
+	proofs, _ := ctx.Value(dpopProofsKey{}).([]string)
+	switch {
+	case len(proofs) > 1:
+		return "", badRequest(CodeInvalidDPoPProof, fmt.Sprintf("%d DPoP headers: a request carries one proof", len(proofs)))
+	case len(proofs) == 0 && client.DPoPBound:
+		in.reason = ReasonDPoPRequired
+		return "", badRequest(CodeInvalidDPoPProof, "this client's tokens are DPoP-bound (dpop_bound_access_tokens): send a DPoP proof")
+	case len(proofs) == 0:
+		return "", nil
+	case s.DPoP == nil:
+		return "", badRequest(CodeInvalidDPoPProof, "this server does not accept DPoP proofs")
+	}
+	p, err := s.DPoP.Check(ctx, proofs[0], dpop.Request{Method: "POST", URL: s.Issuer + PathToken})
+	switch {
+	case errors.Is(err, dpop.ErrInvalidProof):
+		return "", badRequest(CodeInvalidDPoPProof, err.Error())
+	case err != nil:
+		return "", serverError(err)
+	}
+	in.jkt = p.JKT
+	return p.JKT, nil
+}
+
+// ProofReplay is a dpop.Replay on the store clients' assertions are
+// claimed in, so replicas share it: a proof's (jkt, jti) is claimed under
+// the client id "dpop:" + jkt.
+type ProofReplay struct {
+	Store clients.ReplayStore
+	Now   func() time.Time
+}
+
+// Claim implements dpop.Replay.
+func (p ProofReplay) Claim(ctx context.Context, jkt, jti string, until time.Time) error {
+	err := p.Store.Claim(ctx, "dpop:"+jkt, jti, until, p.Now())
+	switch {
+	case errors.Is(err, clients.ErrReplayed):
+		return fmt.Errorf("%w: %v", dpop.ErrReplayed, err)
+	case errors.Is(err, clients.ErrInvalidJTI):
+		// Not the server's failure: a jti no store keeps.
+		return fmt.Errorf("%w: %v", dpop.ErrReplayed, err)
+	}
+	return err
+}
