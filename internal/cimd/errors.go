@@ -21,6 +21,7 @@ const (
 	ReasonClientID        Reason = "client_id_mismatch" // the document names another client_id
 	ReasonInvalid         Reason = "invalid_metadata"   // a member is missing or wrong
 	ReasonJWKS            Reason = "jwks_uri"           // the jwks_uri could not be used
+	ReasonBusy            Reason = "busy"               // too many fetches in flight
 )
 
 // Error is a refused client ID metadata document. Message is safe to show

@@ -37,6 +37,9 @@ const (
 	// document out for more than a day.
 	MinTTL = 5 * time.Minute
 	MaxTTL = 24 * time.Hour
+	// DefaultMaxFetches bounds the fetches in flight at once: each may
+	// hold a connection for the whole timeout, and anyone can name a URL.
+	DefaultMaxFetches = 32
 	// Cache bounds: a resolved client is well under 8 KiB.
 	cacheBytes   = 16 << 20
 	cacheEntries = 10_000
@@ -59,7 +62,10 @@ type Config struct {
 	// when zero); MaxBytes bounds its body (DefaultMaxBytes when zero).
 	Timeout  time.Duration
 	MaxBytes int64
-	Now      func() time.Time
+	// MaxFetches bounds the fetches in flight (DefaultMaxFetches when
+	// zero); one more is refused at once, ReasonBusy.
+	MaxFetches int
+	Now        func() time.Time
 }
 
 // Fetcher fetches, checks and caches documents. It is safe for concurrent
@@ -70,6 +76,7 @@ type Fetcher struct {
 	resolver *net.Resolver
 	cache    *cache.Cache[string, cached]
 	inflight singleflight.Group
+	slots    chan struct{} // one per fetch in flight
 }
 
 type cached struct {
@@ -95,10 +102,13 @@ func New(cfg Config) *Fetcher {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.MaxFetches <= 0 {
+		cfg.MaxFetches = DefaultMaxFetches
+	}
 	for i, d := range cfg.TrustedDomains {
 		cfg.TrustedDomains[i] = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(d), "."))
 	}
-	f := &Fetcher{cfg: cfg, resolver: net.DefaultResolver,
+	f := &Fetcher{cfg: cfg, resolver: net.DefaultResolver, slots: make(chan struct{}, cfg.MaxFetches),
 		cache: cache.New(cache.Config[string, cached]{MaxBytes: cacheBytes, MaxEntries: cacheEntries})}
 	dialer := &net.Dialer{Timeout: cfg.Timeout, Control: f.control}
 	transport := &http.Transport{
@@ -183,6 +193,12 @@ func (f *Fetcher) Fetch(ctx context.Context, id string) (*Resolved, error) {
 	// Concurrent requests for one document share one fetch, on no single
 	// caller's context: one leaving must not fail the others.
 	ch := f.inflight.DoChan(id, func() (any, error) {
+		select {
+		case f.slots <- struct{}{}:
+			defer func() { <-f.slots }()
+		default:
+			return nil, refuse(id, ReasonBusy, "was not fetched: %d documents are being fetched already; retry shortly", f.cfg.MaxFetches)
+		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*f.cfg.Timeout)
 		defer cancel()
 		gen := f.cache.Generation()

@@ -282,3 +282,27 @@ func TestRefusalsAreNotCached(t *testing.T) {
 		t.Fatalf("a fixed document is still refused: %v", err)
 	}
 }
+
+// Fetches in flight are bounded: past MaxFetches one more is refused at
+// once rather than holding another connection for the whole timeout.
+func TestFetchesInFlightAreBounded(t *testing.T) {
+	s := newDocServer(t)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	started := make(chan struct{}, 4)
+	s.mux.HandleFunc("GET /held/", func(w http.ResponseWriter, r *http.Request) {
+		started <- struct{}{}
+		<-release
+	})
+	f := s.fetcher(func(c *cimd.Config) { c.MaxFetches = 2 })
+	for i := range 2 {
+		go func() { _, _ = f.Fetch(context.Background(), s.url(fmt.Sprintf("/held/%d", i))) }()
+	}
+	for range 2 {
+		<-started
+	}
+	_, err := f.Fetch(context.Background(), s.url("/held/third"))
+	if got := reasonOf(t, err); got != cimd.ReasonBusy {
+		t.Errorf("third fetch: %s (%v), want busy", got, err)
+	}
+}
