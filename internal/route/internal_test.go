@@ -1,9 +1,11 @@
 package route
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/typeward/typeward/verify/strictjson"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -161,6 +163,18 @@ func FuzzCheckStrict(f *testing.F) {
 		err := checkStrict([]byte(s))
 		if err == nil && !json.Valid([]byte(s)) {
 			t.Fatalf("passed invalid JSON %q", s)
+		}
+		if want, werr := strictjson.Object([]byte(s)); err == nil && werr == nil {
+			// The one-pass split of a checked object is the decoder's.
+			got, gerr := splitObject([]byte(s))
+			if gerr != nil || len(got) != len(want) {
+				t.Fatalf("splitObject(%q) = %q, %v; want %q", s, got, gerr, want)
+			}
+			for k, v := range want {
+				if !bytes.Equal(bytes.TrimSpace(got[k]), bytes.TrimSpace(v)) {
+					t.Fatalf("splitObject(%q)[%q] = %q, want %q", s, k, got[k], v)
+				}
+			}
 		}
 		var m map[string]json.RawMessage
 		if err == nil && json.Unmarshal([]byte(s), &m) == nil {

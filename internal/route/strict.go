@@ -324,10 +324,10 @@ func mantissa(n string) string {
 
 // strictObject is a JSON object's members by exact name: data must be one
 // object, and no member's name may fold to one of known without being it.
-// data is part of a message checkStrict passed (parseMessage), so it is
-// not walked again.
+// data is part of a message checkStrict passed (parseMessage): valid JSON
+// with no member twice, so it is split in one pass, not validated again.
 func strictObject(data []byte, known ...string) (map[string]json.RawMessage, error) {
-	out, err := strictjson.Object(data)
+	out, err := splitObject(data)
 	if err == nil {
 		err = strictjson.Exact(out, known...)
 	}
@@ -335,6 +335,83 @@ func strictObject(data []byte, known ...string) (map[string]json.RawMessage, err
 		return nil, fmt.Errorf("%w: %v", errAmbiguous, err)
 	}
 	return out, nil
+}
+
+// splitObject splits a checked JSON object into its members.
+func splitObject(data []byte) (map[string]json.RawMessage, error) {
+	sc := scanner{data: data}
+	if sc.peek() != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	sc.i++
+	out := map[string]json.RawMessage{}
+	if sc.peek() == '}' {
+		return out, nil
+	}
+	for {
+		if sc.peek() != '"' {
+			return nil, errSyntax
+		}
+		name, err := sc.str(true)
+		if err != nil {
+			return nil, err
+		}
+		if sc.peek() != ':' {
+			return nil, errSyntax
+		}
+		sc.i++
+		sc.ws()
+		start := sc.i
+		if err := sc.skip(); err != nil {
+			return nil, err
+		}
+		out[string(name)] = data[start:sc.i]
+		switch sc.peek() {
+		case ',':
+			sc.i++
+		case '}':
+			return out, nil
+		default:
+			return nil, errSyntax
+		}
+	}
+}
+
+// skip moves past one value of checked JSON, tracking only strings and
+// nesting.
+func (sc *scanner) skip() error {
+	depth := 0
+	for sc.i < len(sc.data) {
+		switch c := sc.data[sc.i]; c {
+		case '"':
+			if _, err := sc.str(false); err != nil {
+				return err
+			}
+			if depth == 0 {
+				return nil
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return nil // the end of the object holding a bare value
+			}
+			if depth--; depth == 0 {
+				sc.i++
+				return nil
+			}
+		case ',', ' ', '\t', '\n', '\r', ':':
+			if depth == 0 {
+				return nil
+			}
+		}
+		sc.i++
+	}
+	if depth != 0 {
+		return errors.New("unexpected end of JSON input")
+	}
+	return nil
 }
 
 // rpcMembers are the members of a JSON-RPC message the router reads.
