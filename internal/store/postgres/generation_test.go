@@ -171,3 +171,56 @@ func TestListenerBehindReconnects(t *testing.T) {
 		t.Errorf("%d connects after a second Behind within a second, want 2", n)
 	}
 }
+
+// TestRegistryGuardRefusesOnlyTheStaleRowsOfABatch: when the guard refuses
+// a batch, its rows are retried one by one, so an issuance at the current
+// generation that shared a batch with a stale one is still recorded as
+// issued, and only the stale one is refused and recorded as
+// registry_changed.
+func TestRegistryGuardRefusesOnlyTheStaleRowsOfABatch(t *testing.T) {
+	t.Parallel()
+	db, _ := pgtest.New(t)
+	log := postgres.NewAudit(db)
+	ctx := context.Background()
+	if _, err := db.Pool.Exec(ctx, `UPDATE registry_generation SET gen = 5`); err != nil {
+		t.Fatal(err)
+	}
+	recs := make([]*audit.Issuance, 32)
+	errs := make([]error, len(recs))
+	var wg sync.WaitGroup
+	for i := range recs {
+		recs[i] = &audit.Issuance{Time: time.Now(), ClientID: "c", Outcome: audit.Issued, JTI: audit.NewID(), RegistryGeneration: int64(4 + i%2)}
+		wg.Go(func() { errs[i] = log.Append(ctx, recs[i]) })
+	}
+	wg.Wait()
+	for i, rec := range recs {
+		stale := rec.RegistryGeneration != 5
+		if stale != errors.Is(errs[i], registry.ErrChanged) || (!stale && errs[i] != nil) {
+			t.Errorf("issuance at generation %d while the registry is at 5: %v", rec.RegistryGeneration, errs[i])
+		}
+	}
+	eventually(t, "every row recorded", func() bool {
+		page, err := log.Query(ctx, audit.Query{ClientID: "c", Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Items) != len(recs) {
+			return false
+		}
+		for _, r := range page.Items {
+			for _, rec := range recs {
+				if r.ID != rec.ID {
+					continue
+				}
+				want := audit.Issued
+				if rec.RegistryGeneration != 5 {
+					want = audit.Error
+				}
+				if r.Outcome != want || (want == audit.Error && r.Reason != audit.ReasonRegistryChanged) {
+					t.Errorf("generation %d recorded %s %q", rec.RegistryGeneration, r.Outcome, r.Reason)
+				}
+			}
+		}
+		return true
+	})
+}
