@@ -34,10 +34,16 @@ func (c *Client) Grants() []string {
 
 // AllowsGrant reports whether the client may use grant type g. A public
 // client proves nothing at the token endpoint, so only the grants a
-// person's consent and a PKCE verifier stand behind are ever its.
+// person's consent and a PKCE verifier stand behind are ever its. Every
+// client of the authorization code grant may redeem the refresh tokens it
+// was given: registering refresh_token (or asking offline_access) decides
+// whether a code's redemption gives one.
 func (c *Client) AllowsGrant(g string) bool {
 	if c.TokenEndpointAuthMethod == None && g != GrantAuthorizationCode && g != GrantRefreshToken {
 		return false
+	}
+	if g == GrantRefreshToken {
+		g = GrantAuthorizationCode
 	}
 	if len(c.GrantTypes) == 0 {
 		return slices.Contains(machineGrants, g)

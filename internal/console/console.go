@@ -62,6 +62,8 @@ type Config struct {
 	Audit     audit.Store
 	// Revalidator checks a composition again when a person approves it.
 	Revalidator approval.Revalidator
+	// Authorizer answers the authorization endpoint's page (nil: none).
+	Authorizer Authorizer
 	// SignIns throttles failed sign-ins per (user, address) and per
 	// address (nil: a throttle of the console's own).
 	SignIns *users.Throttle
@@ -91,15 +93,22 @@ func New(cfg Config) http.Handler {
 	c := &console{cfg: cfg, pages: map[string]*template.Template{},
 		draw: &drawer{validator: cfg.Validator, requests: cfg.Requests, registry: cfg.Registry}}
 	funcs := template.FuncMap{"time": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") }}
-	for _, page := range []string{"signin", "approvals", "activity"} {
-		c.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/graph.html", "templates/"+page+".html"))
+	for _, page := range []string{"signin", "approvals", "activity", "authorize"} {
+		c.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html",
+			"templates/graph.html", "templates/signinform.html", "templates/"+page+".html"))
 	}
 	static, _ := fs.Sub(staticFS, "static")
 	mux := http.NewServeMux()
 	mux.Handle("GET "+Prefix+"/static/", http.StripPrefix(Prefix+"/static/", http.FileServerFS(static)))
-	mux.HandleFunc("GET "+Prefix+"/{$}", func(w http.ResponseWriter, r *http.Request) {
+	home := func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, Prefix+"/approvals", http.StatusSeeOther)
-	})
+	}
+	mux.HandleFunc("GET "+Prefix+"/{$}", home)
+	mux.HandleFunc("GET "+Prefix, home)
+	if cfg.Authorizer != nil {
+		mux.HandleFunc("GET "+PathAuthorize, c.authorizePage)
+		mux.HandleFunc("POST "+PathAuthorize, c.authorizePost)
+	}
 	mux.HandleFunc("GET "+Prefix+"/signin", c.signinPage)
 	mux.HandleFunc("POST "+Prefix+"/signin", c.signin)
 	mux.HandleFunc("POST "+Prefix+"/signout", c.withSession(c.signout))
@@ -151,28 +160,36 @@ func (c *console) setCookie(w http.ResponseWriter, name, value string, maxAge in
 		Secure: c.cfg.Secure, SameSite: http.SameSiteStrictMode})
 }
 
+// sessionOf is the request's signed-in person, nil when there is none.
+func (c *console) sessionOf(r *http.Request) (*session, error) {
+	ck, err := r.Cookie(c.cookieName())
+	if err != nil || len(ck.Value) > 100 {
+		return nil, nil
+	}
+	sess, err := c.cfg.Users.Session(r.Context(), users.HashToken(ck.Value), c.cfg.Now())
+	if errors.Is(err, users.ErrNotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	u, err := c.cfg.Users.Get(r.Context(), sess.User)
+	if err != nil {
+		return nil, err
+	}
+	return &session{Session: sess, user: u}, nil
+}
+
 func (c *console) withSession(h func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ck, err := r.Cookie(c.cookieName())
-		if err != nil || len(ck.Value) > 100 {
-			http.Redirect(w, r, Prefix+"/signin", http.StatusSeeOther)
-			return
-		}
-		sess, err := c.cfg.Users.Session(r.Context(), users.HashToken(ck.Value), c.cfg.Now())
-		if errors.Is(err, users.ErrNotFound) {
-			http.Redirect(w, r, Prefix+"/signin", http.StatusSeeOther)
-			return
-		} else if err != nil {
-			c.fail(w, r, err)
-			return
-		}
-		u, err := c.cfg.Users.Get(r.Context(), sess.User)
+		s, err := c.sessionOf(r)
 		if err != nil {
 			c.fail(w, r, err)
 			return
+		} else if s == nil {
+			http.Redirect(w, r, Prefix+"/signin", http.StatusSeeOther)
+			return
 		}
-		s := &session{Session: sess, user: u}
-		if r.Method == http.MethodPost && !sameToken(r.PostFormValue("csrf"), sess.CSRF) {
+		if r.Method == http.MethodPost && !sameToken(r.PostFormValue("csrf"), s.CSRF) {
 			c.render(w, r, http.StatusForbidden, "signin", map[string]any{"Error": "The form is stale or forged (CSRF token mismatch); reload the page."})
 			return
 		}
@@ -215,16 +232,38 @@ func (c *console) signinPage(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, http.StatusOK, "signin", map[string]any{"CSRF": token})
 }
 
-// signin checks the login form's CSRF token against the pre-session
-// cookie (so another site cannot sign a browser in), then the password
-// under the throttle: per (user, address), per address (r.RemoteAddr, which
-// the router has set from X-Forwarded-For behind a trusted proxy) and per
-// user.
+// signin is the console's sign-in form's post.
 func (c *console) signin(w http.ResponseWriter, r *http.Request) {
+	failure, err := c.signInAttempt(w, r)
+	switch {
+	case err != nil:
+		c.fail(w, r, err)
+	case failure != nil:
+		c.render(w, r, failure.status, "signin", map[string]any{"CSRF": failure.csrf, "Error": failure.problem})
+	default:
+		http.Redirect(w, r, Prefix+"/approvals", http.StatusSeeOther)
+	}
+}
+
+// signInFailure is what a refused sign-in shows: its status, the problem,
+// and the CSRF token the form shown again carries ("" when the form was
+// stale or forged: it has to be loaded afresh).
+type signInFailure struct {
+	status  int
+	problem string
+	csrf    string
+}
+
+// signInAttempt checks a sign-in form's CSRF token against the
+// pre-session cookie (so another site cannot sign a browser in), then the
+// password under the throttle: per (user, address), per address
+// (r.RemoteAddr, which the router has set from X-Forwarded-For behind a
+// trusted proxy) and per user. On success it sets the session cookie. The
+// console's sign-in page and the authorization page both post here.
+func (c *console) signInAttempt(w http.ResponseWriter, r *http.Request) (*signInFailure, error) {
 	pre, err := r.Cookie(c.preSessionCookie())
 	if err != nil || !sameToken(r.PostFormValue("csrf"), pre.Value) {
-		c.render(w, r, http.StatusForbidden, "signin", map[string]any{"Error": "The sign-in form is stale or forged (CSRF token mismatch); reload the page."})
-		return
+		return &signInFailure{status: http.StatusForbidden, problem: "The sign-in form is stale or forged (CSRF token mismatch); reload the page."}, nil
 	}
 	sess, token, err := users.SignIn(r.Context(), c.cfg.Users, c.cfg.SignIns, r.PostFormValue("username"), r.PostFormValue("password"),
 		r.RemoteAddr, c.cfg.Now())
@@ -232,19 +271,16 @@ func (c *console) signin(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.As(err, &te):
 		w.Header().Set("Retry-After", retryAfter(te.RetryAt.Sub(c.cfg.Now())))
-		c.render(w, r, http.StatusTooManyRequests, "signin", map[string]any{"CSRF": pre.Value,
-			"Error": "Too many failed sign-ins: wait " + retryAfter(te.RetryAt.Sub(c.cfg.Now())) + " s before trying again."})
-		return
+		return &signInFailure{status: http.StatusTooManyRequests, csrf: pre.Value,
+			problem: "Too many failed sign-ins: wait " + retryAfter(te.RetryAt.Sub(c.cfg.Now())) + " s before trying again."}, nil
 	case errors.Is(err, users.ErrBadCredentials):
-		c.render(w, r, http.StatusUnauthorized, "signin", map[string]any{"CSRF": pre.Value, "Error": "Wrong user name or password."})
-		return
+		return &signInFailure{status: http.StatusUnauthorized, csrf: pre.Value, problem: "Wrong user name or password."}, nil
 	case err != nil:
-		c.fail(w, r, err)
-		return
+		return nil, err
 	}
 	c.setCookie(w, c.preSessionCookie(), "", -1)
 	c.setCookie(w, c.cookieName(), token, int(sess.ExpiresAt.Sub(sess.CreatedAt)/time.Second))
-	http.Redirect(w, r, Prefix+"/approvals", http.StatusSeeOther)
+	return nil, nil
 }
 
 func retryAfter(d time.Duration) string {

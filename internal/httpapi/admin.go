@@ -17,6 +17,7 @@ import (
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/composition"
+	"github.com/typeward/typeward/internal/grant"
 	"github.com/typeward/typeward/internal/keys"
 	"github.com/typeward/typeward/internal/oauth"
 	"github.com/typeward/typeward/internal/outage"
@@ -130,7 +131,7 @@ func adminProblem(err error) *Problem {
 		return p
 	case errors.As(err, &parse):
 		return problem(http.StatusBadRequest, parse.Error())
-	case errors.Is(err, registry.ErrNotFound), errors.Is(err, clients.ErrNotFound), errors.Is(err, resources.ErrNotFound):
+	case errors.Is(err, registry.ErrNotFound), errors.Is(err, clients.ErrNotFound), errors.Is(err, resources.ErrNotFound), errors.Is(err, grant.ErrNotFound):
 		return problem(http.StatusNotFound, err.Error())
 	case errors.Is(err, registry.ErrConflict), errors.Is(err, clients.ErrConflict), errors.Is(err, resources.ErrConflict):
 		return problem(http.StatusConflict, err.Error())

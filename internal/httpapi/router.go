@@ -111,7 +111,12 @@ func NewRouter(cfg Config) http.Handler {
 	if c := cfg.Console; c != nil {
 		// Each console page is named here so that api/openapi.yaml lists
 		// it; the console routes them itself.
+		r.Get("/console", c.ServeHTTP)
 		r.Get("/console/", c.ServeHTTP)
+		// The authorization endpoint is the console's page too: the
+		// person signs in and consents there.
+		r.Get(oauth.PathAuthorize, c.ServeHTTP)
+		r.Post(oauth.PathAuthorize, c.ServeHTTP)
 		r.Get("/console/signin", c.ServeHTTP)
 		r.Post("/console/signin", c.ServeHTTP)
 		r.Post("/console/signout", c.ServeHTTP)
@@ -149,6 +154,9 @@ func NewRouter(cfg Config) http.Handler {
 		r.Post("/resources", ad.addResource)
 		r.Delete("/resources", ad.deleteResource)
 		r.Post("/registration-tokens", ad.createRegistrationToken)
+		r.Get("/refresh-families", ad.listFamilies)
+		r.Get("/refresh-families/{id}", ad.getFamily)
+		r.Post("/refresh-families/{id}/revoke", ad.revokeFamily)
 
 		r.Get("/keys", ad.listKeys)
 		r.Post("/keys:rotate", ad.rotateKeys)

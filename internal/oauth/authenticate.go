@@ -20,10 +20,22 @@ type authentication struct {
 // refusing outright an address whose failures are spent; a failure is
 // counted against the address and the client id it claimed.
 func (s *Service) authenticate(ctx context.Context, form url.Values, authorization string) (authentication, error) {
+	g := form.Get("grant_type")
+	// A PKCE verifier or a refresh token stands behind these grants: a
+	// public client names itself by its id alone.
+	return s.authenticateAs(ctx, form, authorization, g == clients.GrantAuthorizationCode || g == clients.GrantRefreshToken)
+}
+
+// authenticateAs is authenticate, accepting a public client when public.
+func (s *Service) authenticateAs(ctx context.Context, form url.Values, authorization string, public bool) (authentication, error) {
 	if err := s.addressBlocked(ctx); err != nil {
 		return authentication{clientID: claimedClientID(form, authorization), reason: ReasonTooManyFailures}, err
 	}
-	client, err := s.Authenticator.Authenticate(ctx, form, authorization)
+	authenticate := s.Authenticator.Authenticate
+	if public {
+		authenticate = s.Authenticator.AuthenticatePublic
+	}
+	client, err := authenticate(ctx, form, authorization)
 	var ae *clients.AuthError
 	switch {
 	case errors.As(err, &ae):

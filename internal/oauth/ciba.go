@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/clients"
@@ -67,7 +68,7 @@ func (s *Service) ciba(ctx context.Context, client *clients.Client, form url.Val
 	}
 	a.audience, a.scopes = a.check.audience, r.Scopes
 	a.approval = &verify.Approval{ApprovedBy: r.DecidedBy, ApprovedAt: r.DecidedAt.Unix()}
-	a.redeem = func(ctx context.Context, jti string) error {
+	a.redeem = func(ctx context.Context, jti string, _ time.Time) error {
 		if err := store.Redeem(ctx, r.ID, jti, now); errors.Is(err, approval.ErrNotPending) {
 			return alreadyRedeemed()
 		} else if err != nil {

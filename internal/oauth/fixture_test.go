@@ -58,6 +58,13 @@ var testClients = []clients.Client{
 	// host is a confidential MCP host of the authorization code flow.
 	{ID: "host", AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud},
 		RedirectURIs: []string{"https://host.example/cb"}, GrantTypes: []string{clients.GrantAuthorizationCode}},
+	// pub is a public MCP host (no secret), careful-pub one whose policy
+	// sends mutating compositions to an approver.
+	{ID: "pub", TokenEndpointAuthMethod: clients.None, AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud},
+		RedirectURIs: []string{"http://127.0.0.1/cb", "https://host.example/cb?x=1"},
+		GrantTypes:   []string{clients.GrantAuthorizationCode, clients.GrantRefreshToken}},
+	{ID: "careful-pub", TokenEndpointAuthMethod: clients.None, AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud},
+		RedirectURIs: []string{"http://127.0.0.1/cb"}, GrantTypes: []string{clients.GrantAuthorizationCode}, Approval: clients.ApprovalMutating},
 }
 
 // countingValidator counts the validations that reach the real validator.
@@ -118,8 +125,10 @@ func newFixture(t testing.TB) *fixture {
 	store, hasher := memory.NewClients(), clients.NewRandomHasher()
 	f.clients = store
 	for _, c := range testClients {
-		c.TokenEndpointAuthMethod = clients.SecretBasic
-		c.SecretHash = hasher.Hash(c.ID, secret)
+		if c.TokenEndpointAuthMethod == "" {
+			c.TokenEndpointAuthMethod = clients.SecretBasic
+			c.SecretHash = hasher.Hash(c.ID, secret)
+		}
 		if err := store.Create(ctx, &c); err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +162,7 @@ func newFixture(t testing.TB) *fixture {
 	f.svc = &Service{
 		Issuer: issuer, Authenticator: auth, Validator: f.validator, Compositions: f.registry, Declarations: f.registry,
 		Minter: minter, Verifier: f.verifier, DPoP: proofs, Revocations: f.revoked, Clients: store, Limiter: limiter,
-		Audit: f.audit, Now: auditClock(),
+		Audit: f.audit, Now: auditClock(), Grants: Grants{Store: memory.NewGrants()},
 	}
 	return f
 }

@@ -12,3 +12,16 @@ func single(form url.Values, name string) (string, error) {
 	}
 	return "", nil
 }
+
+// singles reads parameters that must not be repeated, in order.
+func singles(form url.Values, names ...string) ([]string, error) {
+	out := make([]string, len(names))
+	for i, n := range names {
+		v, err := single(form, n)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/grant"
 	"github.com/typeward/typeward/internal/token"
 	"github.com/typeward/typeward/verify"
 )
@@ -31,25 +33,34 @@ type authorized struct {
 	// approval the person's decision the token carries.
 	pending  *approval.Request
 	approval *verify.Approval
+	// consent is the person's consent an authorization code or a refresh
+	// token redeems, consentID names that code or family in the audit
+	// log, and refreshToken is the next refresh token to answer.
+	consent      *grant.Consent
+	consentID    string
+	refreshToken string
 	// redeem, when set, is the grant's one use of what it authorized (an
-	// approval request), made with the minted token's id: it fails when
-	// another request used it first, and the token is then discarded.
-	redeem func(ctx context.Context, jti string) error
+	// approval request, a code, a refresh token), made with the minted
+	// token's id and expiry: it fails when another request used it first,
+	// and the token is then discarded.
+	redeem func(ctx context.Context, jti string, expires time.Time) error
 }
 
 // A grant decodes its own parameters and authorizes the request of an
 // authenticated client.
-type grant func(s *Service, ctx context.Context, client *clients.Client, form url.Values) (authorized, error)
+type grantFunc func(s *Service, ctx context.Context, client *clients.Client, form url.Values) (authorized, error)
 
 // grants are the grant types the token endpoint answers.
-var grants = map[string]grant{
-	GrantTypeClientCredentials: (*Service).clientCredentials,
-	GrantTypeCIBA:              (*Service).ciba,
+var grants = map[string]grantFunc{
+	GrantTypeClientCredentials:     (*Service).clientCredentials,
+	GrantTypeCIBA:                  (*Service).ciba,
+	clients.GrantAuthorizationCode: (*Service).authorizationCode,
+	clients.GrantRefreshToken:      (*Service).refresh,
 }
 
 // grantOf is the grant a request's grant_type names, if the client is
 // registered for it.
-func grantOf(client *clients.Client, form url.Values) (grant, error) {
+func grantOf(client *clients.Client, form url.Values) (grantFunc, error) {
 	name, err := single(form, "grant_type")
 	if err != nil {
 		return nil, err
@@ -59,7 +70,7 @@ func grantOf(client *clients.Client, form url.Values) (grant, error) {
 	}
 	g, ok := grants[name]
 	if !ok {
-		return nil, badRequest(CodeUnsupportedGrantType, "only client_credentials and "+GrantTypeCIBA+" are supported")
+		return nil, badRequest(CodeUnsupportedGrantType, "only "+strings.Join(clients.GrantTypes(), ", ")+" are supported")
 	}
 	if !client.AllowsGrant(name) {
 		return nil, badRequest(CodeUnauthorizedClient, "this client is not registered for the "+name+" grant")
@@ -70,6 +81,9 @@ func grantOf(client *clients.Client, form url.Values) (grant, error) {
 // tokenGrant is what the token says of an authorized request.
 func (a *authorized) tokenGrant(clientID string) token.Grant {
 	g := token.Grant{ClientID: clientID, Audience: a.audience, Scopes: a.scopes}
+	if a.consent != nil {
+		g.Subject = a.consent.Subject // the person the host acts for
+	}
 	if v := a.check.v; v != nil {
 		detail := v.detail
 		detail.Approval = a.approval

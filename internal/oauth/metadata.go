@@ -1,6 +1,8 @@
 package oauth
 
 import (
+	"slices"
+
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/verify"
 	"github.com/typeward/typeward/verify/dpop"
@@ -8,13 +10,18 @@ import (
 
 // Metadata is the RFC 8414 authorization server metadata.
 type Metadata struct {
-	Issuer                                     string   `json:"issuer"`
-	TokenEndpoint                              string   `json:"token_endpoint"`
-	JWKSURI                                    string   `json:"jwks_uri"`
-	IntrospectionEndpoint                      string   `json:"introspection_endpoint"`
-	RevocationEndpoint                         string   `json:"revocation_endpoint"`
-	GrantTypesSupported                        []string `json:"grant_types_supported"`
-	ResponseTypesSupported                     []string `json:"response_types_supported"`
+	Issuer                 string   `json:"issuer"`
+	AuthorizationEndpoint  string   `json:"authorization_endpoint"`
+	TokenEndpoint          string   `json:"token_endpoint"`
+	JWKSURI                string   `json:"jwks_uri"`
+	IntrospectionEndpoint  string   `json:"introspection_endpoint"`
+	RevocationEndpoint     string   `json:"revocation_endpoint"`
+	GrantTypesSupported    []string `json:"grant_types_supported"`
+	ResponseTypesSupported []string `json:"response_types_supported"`
+	// PKCE (RFC 7636), S256 only, and RFC 9207's iss on every
+	// authorization response.
+	CodeChallengeMethodsSupported              []string `json:"code_challenge_methods_supported"`
+	AuthorizationResponseIssParameterSupported bool     `json:"authorization_response_iss_parameter_supported"`
 	TokenEndpointAuthMethodsSupported          []string `json:"token_endpoint_auth_methods_supported"`
 	TokenEndpointAuthSigningAlgValuesSupported []string `json:"token_endpoint_auth_signing_alg_values_supported"`
 	IntrospectionEndpointAuthMethodsSupported  []string `json:"introspection_endpoint_auth_methods_supported"`
@@ -64,27 +71,32 @@ func NewMetadata(issuer string, signingAlgs, assertionAlgs []string) Metadata {
 	for _, m := range clients.AuthMethods() {
 		auth = append(auth, string(m))
 	}
+	// A public client (an MCP host) authenticates by its client_id alone
+	// at the token endpoint, for the code and refresh grants, and revokes
+	// its own tokens; introspection is for confidential clients only.
+	public := append(slices.Clone(auth), string(clients.None))
 	return Metadata{
 		Issuer:                issuer,
+		AuthorizationEndpoint: issuer + PathAuthorize,
 		TokenEndpoint:         issuer + PathToken,
 		JWKSURI:               issuer + PathJWKS,
 		IntrospectionEndpoint: issuer + PathIntrospect,
 		RevocationEndpoint:    issuer + PathRevoke,
-		GrantTypesSupported:   []string{GrantTypeClientCredentials, GrantTypeCIBA},
-		// REQUIRED by RFC 8414 §2, and honestly empty: its values are RFC
-		// 7591 response_types, and RFC 7591 §2.1 pairs client_credentials
-		// with none (CIBA's poll grant has no response_type either). "token"
-		// would claim the implicit grant OAuth 2.1 removed, "code" an
-		// authorization endpoint typeward does not have.
-		ResponseTypesSupported:                             []string{},
-		TokenEndpointAuthMethodsSupported:                  auth,
+		GrantTypesSupported:   clients.GrantTypes(),
+		// The authorization code flow is the only one with a
+		// response_type: client_credentials and CIBA's poll grant have
+		// none, and OAuth 2.1 removed the implicit "token".
+		ResponseTypesSupported:                             []string{"code"},
+		CodeChallengeMethodsSupported:                      []string{"S256"},
+		AuthorizationResponseIssParameterSupported:         true,
+		TokenEndpointAuthMethodsSupported:                  public,
 		TokenEndpointAuthSigningAlgValuesSupported:         assertionAlgs,
 		IntrospectionEndpointAuthMethodsSupported:          auth,
 		IntrospectionEndpointAuthSigningAlgValuesSupported: assertionAlgs,
-		RevocationEndpointAuthMethodsSupported:             auth,
+		RevocationEndpointAuthMethodsSupported:             public,
 		RevocationEndpointAuthSigningAlgValuesSupported:    assertionAlgs,
 		AuthorizationDetailsTypesSupported:                 []string{verify.DetailType},
-		ScopesSupported:                                    []string{clients.AdminScope},
+		ScopesSupported:                                    []string{clients.AdminScope, ScopeOfflineAccess},
 		AccessTokenSigningAlgValuesSupported:               signingAlgs,
 		BackchannelAuthenticationEndpoint:                  issuer + PathBackchannel,
 		BackchannelTokenDeliveryModesSupported:             []string{"poll"},

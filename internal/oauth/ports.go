@@ -20,6 +20,10 @@ import (
 // *clients.AuthError. *clients.Authenticator implements it.
 type Authenticator interface {
 	Authenticate(ctx context.Context, form url.Values, authorization string) (*clients.Client, error)
+	// AuthenticatePublic also accepts a public client by its client_id
+	// alone, for the grants a PKCE verifier or a refresh token stands
+	// behind, and for revocation.
+	AuthenticatePublic(ctx context.Context, form url.Values, authorization string) (*clients.Client, error)
 }
 
 // Compositions finds stored compositions by name (registry.ErrNotFound

@@ -45,6 +45,11 @@ func (in *issuance) record(err error) audit.Issuance {
 	if p := a.pending; p != nil {
 		rec.AuthReqID, rec.CompositionDigest, rec.Tools, rec.Audience = p.ID, p.Digest, p.Tools, p.Audience
 	}
+	if c := a.consent; c != nil {
+		// The person who consented and the code or family redeemed.
+		rec.AuthReqID, rec.ApprovedBy, rec.ApprovedAt = a.consentID, c.Subject, c.ConsentedAt
+		rec.CompositionDigest, rec.Tools, rec.Audience = c.Digest, c.Tools, c.Audience
+	}
 	v := a.check.v
 	if v != nil {
 		rec.CompositionDigest, rec.Tools, rec.IssueCodes = v.result.Digest, v.tools, v.issueCodes
@@ -78,7 +83,7 @@ func (in *issuance) record(err error) audit.Issuance {
 	}
 	if !in.discarded {
 		rec.JTI = in.jti
-		if a.approval != nil {
+		if a.approval != nil && a.pending != nil {
 			rec.ApprovedBy, rec.ApprovedAt = a.pending.DecidedBy, a.pending.DecidedAt
 		}
 	}

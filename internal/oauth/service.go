@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/composition"
+	"github.com/typeward/typeward/internal/grant"
 	"github.com/typeward/typeward/internal/metrics"
 	"github.com/typeward/typeward/internal/registry"
 )
@@ -40,6 +41,9 @@ type Service struct {
 	// allow-list is checked before anything is validated or cached; nil
 	// checks it only after validation.
 	Tools registry.Resolver
+	// Grants keeps the authorization codes and refresh families of the
+	// authorization endpoint; without a store there is none.
+	Grants Grants
 	// Backchannel is the CIBA endpoint's store and bounds; without a
 	// store there is no backchannel authentication.
 	Backchannel Backchannel
@@ -69,6 +73,26 @@ type Service struct {
 	// wait for the database.
 	buffered bufferedLog
 }
+
+// Grants configures the authorization code flow's storage and the
+// lifetimes of its refresh families.
+type Grants struct {
+	Store grant.Store
+	// IdleLifetime ends a refresh token unused this long
+	// (DefaultRefreshIdle when 0); AbsoluteLifetime ends the family
+	// (DefaultRefreshAbsolute when 0).
+	IdleLifetime     time.Duration
+	AbsoluteLifetime time.Duration
+}
+
+// The default refresh lifetimes.
+const (
+	DefaultRefreshIdle     = 24 * time.Hour
+	DefaultRefreshAbsolute = 30 * 24 * time.Hour
+)
+
+func (g Grants) idle() time.Duration     { return cmpOr(g.IdleLifetime, DefaultRefreshIdle) }
+func (g Grants) absolute() time.Duration { return cmpOr(g.AbsoluteLifetime, DefaultRefreshAbsolute) }
 
 // RegistryChanged forgets every cached validation: call it on every
 // registry change (a tool declared, changed or removed on any replica).

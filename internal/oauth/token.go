@@ -17,10 +17,12 @@ import (
 
 // TokenResponse is the RFC 6749 §5.1 success answer.
 type TokenResponse struct {
-	AccessToken          string                       `json:"access_token"`
-	TokenType            string                       `json:"token_type"`
-	ExpiresIn            int64                        `json:"expires_in"`
-	Scope                string                       `json:"scope"`
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	ExpiresIn   int64  `json:"expires_in"`
+	Scope       string `json:"scope"`
+	// RefreshToken is set by the authorization code and refresh grants.
+	RefreshToken         string                       `json:"refresh_token,omitempty"`
 	AuthorizationDetails []verify.AuthorizationDetail `json:"authorization_details,omitempty"`
 	Warnings             []verdict.Issue              `json:"warnings,omitempty"`
 }
@@ -84,12 +86,14 @@ func (s *Service) issue(ctx context.Context, form url.Values, authorization stri
 	}
 	in.jti = m.Claims.ID
 	if a.redeem != nil {
-		if err := a.redeem(ctx, in.jti); err != nil {
+		if err := a.redeem(ctx, in.jti, m.Claims.ExpiresAt); err != nil {
 			in.discarded = true // the signed token is never handed out
 			return in, nil, err
 		}
 	}
-	return in, answer(m, g, a.check.issues), nil
+	resp = answer(m, g, a.check.issues)
+	resp.RefreshToken = a.refreshToken
+	return in, resp, nil
 }
 
 // answer is the success answer of a token minted for g.

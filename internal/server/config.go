@@ -19,6 +19,7 @@ import (
 	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/keys"
+	"github.com/typeward/typeward/internal/oauth"
 	"github.com/typeward/typeward/internal/registration"
 	"github.com/typeward/typeward/internal/resources"
 	"github.com/typeward/typeward/internal/users"
@@ -79,6 +80,8 @@ const (
 	EnvKeyRotation         = "TYPEWARD_KEY_ROTATION_INTERVAL"
 	EnvAuditRetention      = "TYPEWARD_AUDIT_RETENTION"
 	EnvCIBAInterval        = "TYPEWARD_CIBA_INTERVAL"
+	EnvRefreshIdle         = "TYPEWARD_REFRESH_IDLE"
+	EnvRefreshLifetime     = "TYPEWARD_REFRESH_LIFETIME"
 	EnvRequestTimeout      = "TYPEWARD_REQUEST_TIMEOUT"
 	EnvDrainDelay          = "TYPEWARD_DRAIN_DELAY"
 	EnvMetricsAddr         = "TYPEWARD_METRICS_ADDR"
@@ -133,6 +136,9 @@ type Config struct {
 	// CIBAInterval is the least time between two polls of one
 	// backchannel authentication request.
 	CIBAInterval time.Duration
+	// RefreshIdle ends a refresh token unused this long; RefreshLifetime
+	// ends its family whatever its use (the person consents again).
+	RefreshIdle, RefreshLifetime time.Duration
 	// RequestTimeout is every request's deadline (DefaultRequestTimeout
 	// when zero): past it the database is abandoned and the answer is 503.
 	RequestTimeout time.Duration
@@ -216,6 +222,8 @@ func (c *Config) bind(b *binder) {
 	b.str(&c.Registry, "registry", EnvRegistry, DefaultRegistry, "tools `file` the embedded default loads")
 	b.str(&c.LogLevel, "log-level", EnvLogLevel, "info", "debug, info, warn or error")
 	b.duration(&c.CIBAInterval, "ciba-interval", EnvCIBAInterval, approval.DefaultInterval, "least time between two polls of a backchannel (CIBA) request, 1s to 60s")
+	b.duration(&c.RefreshIdle, "refresh-idle", EnvRefreshIdle, oauth.DefaultRefreshIdle, "a refresh token unused this long expires, 1m to the refresh lifetime")
+	b.duration(&c.RefreshLifetime, "refresh-lifetime", EnvRefreshLifetime, oauth.DefaultRefreshAbsolute, "a person's consent refreshes at most this long (absolute lifetime of a refresh family), up to 8760h")
 	b.duration(&c.DrainDelay, "drain-delay", EnvDrainDelay, DefaultDrainDelay, "on SIGTERM, report not ready and keep serving this long before closing the listener, 0 to 30s")
 	b.str(&c.MetricsAddr, "metrics-addr", EnvMetricsAddr, DefaultMetricsAddr, "operator listener for /metrics, `host:port` (empty: no metrics listener); never the public one")
 	b.list(&c.Resources, "resources", EnvResources, "comma-separated protected resource `URIs` that clients without admin-set audiences (metadata documents, registered hosts) may ask for, besides those the admin API lists")
@@ -318,6 +326,9 @@ func (c *Config) validate() []error {
 	}
 	if len(c.TrustedProxies) > MaxTrustedProxies {
 		bad("--trusted-proxies: %d ranges, at most %d", len(c.TrustedProxies), MaxTrustedProxies)
+	}
+	if c.RefreshIdle < time.Minute || c.RefreshIdle > c.RefreshLifetime || c.RefreshLifetime > 365*24*time.Hour {
+		bad("--refresh-idle %s, --refresh-lifetime %s: want 1m <= idle <= lifetime <= 8760h", c.RefreshIdle, c.RefreshLifetime)
 	}
 	if c.CIBAInterval < time.Second || c.CIBAInterval > time.Minute {
 		bad("--ciba-interval %s: want a duration from 1s to 60s", c.CIBAInterval)

@@ -123,7 +123,8 @@ func TestNegative(t *testing.T) {
 		{"nothing asked", wide.ID, wide.Secret, grant(), 400, "invalid_request", nil, false},
 		{"admin scope not allowed", wide.ID, wide.Secret, grant("scope", "typeward:admin"), 400, "invalid_scope", nil, false},
 		{"tool scope without a composition", wide.ID, wide.Secret, grant("scope", "mcp:tool:db_query"), 400, "invalid_scope", nil, false},
-		{"other grant", wide.ID, wide.Secret, url.Values{"grant_type": {"authorization_code"}}, 400, "unsupported_grant_type", nil, false},
+		{"other grant", wide.ID, wide.Secret, url.Values{"grant_type": {"password"}}, 400, "unsupported_grant_type", nil, false},
+		{"a grant the client is not registered for", wide.ID, wide.Secret, url.Values{"grant_type": {"authorization_code"}}, 400, "unauthorized_client", nil, false},
 		{"stored composition unknown", wide.ID, wide.Secret, grant("authorization_details", `[{"type":"mcp_composition","composition_id":"nope"}]`), 400, "invalid_authorization_details", nil, false},
 	}
 	for _, tt := range tests {

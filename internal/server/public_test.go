@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,13 +30,17 @@ func TestPublicEndpoints(t *testing.T) {
 	var meta map[string]any
 	h.get("/.well-known/oauth-authorization-server").json(t, &meta)
 	auth := []any{"client_secret_basic", "client_secret_post", "private_key_jwt"}
+	public := append(slices.Clone(auth), "none")
 	for member, want := range map[string]any{
 		"issuer": h.base, "token_endpoint": h.base + "/oauth2/token", "jwks_uri": h.base + "/.well-known/jwks.json",
 		"introspection_endpoint": h.base + "/oauth2/introspect", "revocation_endpoint": h.base + "/oauth2/revoke",
-		"grant_types_supported": []any{"client_credentials", "urn:openid:params:grant-type:ciba"}, "response_types_supported": []any{},
+		"authorization_endpoint":   h.base + "/oauth2/authorize",
+		"grant_types_supported":    []any{"client_credentials", "urn:openid:params:grant-type:ciba", "authorization_code", "refresh_token"},
+		"response_types_supported": []any{"code"}, "code_challenge_methods_supported": []any{"S256"},
+		"authorization_response_iss_parameter_supported": true, "scopes_supported": []any{"typeward:admin", "offline_access"},
 		"backchannel_authentication_endpoint": h.base + "/oauth2/bc-authorize", "backchannel_token_delivery_modes_supported": []any{"poll"},
-		"token_endpoint_auth_methods_supported": auth, "introspection_endpoint_auth_methods_supported": auth,
-		"revocation_endpoint_auth_methods_supported": auth, "authorization_details_types_supported": []any{"mcp_composition"},
+		"token_endpoint_auth_methods_supported": public, "introspection_endpoint_auth_methods_supported": auth,
+		"revocation_endpoint_auth_methods_supported": public, "authorization_details_types_supported": []any{"mcp_composition"},
 	} {
 		if !reflect.DeepEqual(meta[member], want) {
 			t.Errorf("metadata %s = %v, want %v", member, meta[member], want)

@@ -200,6 +200,7 @@ func (s *Server) wire(ctx context.Context) error {
 		Minter: minter, Verifier: verifier, DPoP: proofs, Revocations: st.revocations, Clients: lookup, Limiter: limiter, Failures: failures,
 		Audit: st.audit, Metrics: s.metrics, Log: s.log, Tools: s.cache,
 		Backchannel: oauth.Backchannel{Store: st.approvals, Interval: cfg.CIBAInterval, MinExpiry: cfg.CIBAMinExpiry},
+		Grants:      oauth.Grants{Store: st.grants, IdleLifetime: cfg.RefreshIdle, AbsoluteLifetime: cfg.RefreshLifetime},
 	}
 	// Every registry change, local or from another replica, reaches both
 	// caches that depend on the registry.
@@ -224,7 +225,7 @@ func (s *Server) wire(ctx context.Context) error {
 		Admin: &httpapi.Admin{Tokens: svc, Registry: st.registry, Compositions: &composition.Stored{Registry: st.registry, Validator: validator},
 			Clients: st.clients, Hasher: st.hasher, Keys: s.keyring, Audit: st.audit, Resources: s.resources, Registration: s.registration},
 		Console: console.New(console.Config{Users: st.users, Approvals: st.approvals, Clients: lookup,
-			Registry: st.registry, Validator: validator, Requests: svc, Audit: st.audit, Revalidator: svc, Secure: strings.HasPrefix(cfg.Issuer, "https://"), Log: s.log}),
+			Registry: st.registry, Validator: validator, Requests: svc, Audit: st.audit, Revalidator: svc, Authorizer: svc, Secure: strings.HasPrefix(cfg.Issuer, "https://"), Log: s.log}),
 		Metrics:        s.metrics,
 		Log:            s.log,
 		OAuthBodyLimit: cfg.OAuthBodyLimit,
@@ -479,6 +480,11 @@ func (s *Server) housekeeping(ctx context.Context) {
 	}
 	if _, err := s.stores.users.PurgeSessions(ctx, now); err != nil && ctx.Err() == nil {
 		s.log.Warn("purging expired console sessions failed", "err", err)
+	}
+	// A code is remembered an hour past its expiry, so that a replay still
+	// revokes what it issued; an ended refresh family an hour too.
+	if _, err := s.stores.grants.Purge(ctx, now.Add(-time.Hour)); err != nil && ctx.Err() == nil {
+		s.log.Warn("purging expired codes and refresh families failed", "err", err)
 	}
 	// Expired backchannel requests are kept a day, for the console.
 	if _, err := s.stores.approvals.Purge(ctx, now.Add(-24*time.Hour)); err != nil && ctx.Err() == nil {

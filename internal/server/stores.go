@@ -10,6 +10,7 @@ import (
 	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/grant"
 	"github.com/typeward/typeward/internal/keys"
 	"github.com/typeward/typeward/internal/registration"
 	"github.com/typeward/typeward/internal/registry"
@@ -32,6 +33,7 @@ type stores struct {
 	audit       audit.Store
 	keys        keys.Store
 	approvals   approval.Store
+	grants      grant.Store
 	users       users.Store
 	resources   resources.Store
 	// registrations registers into clients (dynamic registration).
@@ -56,7 +58,7 @@ func openMemory() (*stores, error) {
 	return &stores{
 		registry: reg, clients: cs, registrations: memory.NewRegistrations(cs), replay: memory.NewAssertionReplay(),
 		revocations: memory.NewRevocations(), audit: memory.NewAudit(MemoryAuditCapacity),
-		keys: memory.NewKeys(), approvals: memory.NewApprovals(), users: memory.NewUsers(), resources: memory.NewResources(), kek: kek, hasher: clients.NewRandomHasher(), watch: reg.Watch,
+		keys: memory.NewKeys(), approvals: memory.NewApprovals(), grants: memory.NewGrants(), users: memory.NewUsers(), resources: memory.NewResources(), kek: kek, hasher: clients.NewRandomHasher(), watch: reg.Watch,
 	}, nil
 }
 
@@ -103,7 +105,7 @@ func newPostgresStores(db *postgres.DB, kek *keys.KEK, hasher *clients.Hasher) *
 	return &stores{
 		registry: reg, clients: postgres.NewClients(db), registrations: postgres.NewRegistrations(db), replay: postgres.NewAssertionReplay(db),
 		revocations: postgres.NewRevocations(db), audit: postgres.NewAudit(db),
-		keys: postgres.NewKeys(db), approvals: postgres.NewApprovals(db), users: postgres.NewUsers(db), resources: postgres.NewResources(db), kek: kek, hasher: hasher, db: db, watch: reg.Watch,
+		keys: postgres.NewKeys(db), approvals: postgres.NewApprovals(db), grants: postgres.NewGrants(db), users: postgres.NewUsers(db), resources: postgres.NewResources(db), kek: kek, hasher: hasher, db: db, watch: reg.Watch,
 	}
 }
 

@@ -58,6 +58,9 @@ func NewMinter(cfg Config) (*Minter, error) {
 // Grant is what the authorization server decided to let a client do.
 type Grant struct {
 	ClientID string
+	// Subject is the person the token acts for, the sub claim; "" makes
+	// it the client (a machine acting for itself).
+	Subject  string
 	Audience string   // the resource (RFC 8707) the token is for
 	Tools    []string // mcp_tools: the validated composition's tools
 	Scopes   []string // other granted scope values, e.g. typeward:admin
@@ -73,7 +76,7 @@ type Minted struct {
 	Claims verify.Claims
 }
 
-// Mint signs a token for g: iss, sub = client_id, aud, iat = nbf = now,
+// Mint signs a token for g: iss, sub = the subject or else client_id, aud, iat = nbf = now,
 // exp = now + TTL, a random jti, the scope of g's tools and scopes.
 func (m *Minter) Mint(g Grant) (Minted, error) {
 	if g.ClientID == "" || g.Audience == "" {
@@ -84,8 +87,12 @@ func (m *Minter) Mint(g Grant) (Minted, error) {
 		return Minted{}, err
 	}
 	now := m.cfg.Now().Truncate(time.Second)
+	sub := g.Subject
+	if sub == "" {
+		sub = g.ClientID
+	}
 	c := verify.Claims{
-		Issuer: m.cfg.Issuer, Subject: g.ClientID, ClientID: g.ClientID, Audience: []string{g.Audience},
+		Issuer: m.cfg.Issuer, Subject: sub, ClientID: g.ClientID, Audience: []string{g.Audience},
 		IssuedAt: now, NotBefore: now, ExpiresAt: now.Add(m.cfg.TTL), ID: jti,
 		Scope: Scope(g.Tools, g.Scopes), Tools: g.Tools, AuthorizationDetails: g.Details, JKT: g.JKT,
 	}
