@@ -109,6 +109,7 @@ type Verifier struct {
 	parser *jwt.Parser
 	dpop   *dpop.Checker
 	origin string // the Audience's scheme and host: where requests are sent
+	ok     verifiedCache
 }
 
 // New checks cfg and returns a Verifier.
@@ -190,6 +191,10 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
 	if len(token) > MaxTokenSize {
 		return nil, invalid(ErrMalformed, fmt.Sprintf("token longer than %d bytes", MaxTokenSize))
 	}
+	now := v.cfg.Now()
+	if c, ok := v.ok.get(token, now); ok {
+		return c, nil
+	}
 	var (
 		wire   wireClaims
 		keyErr error
@@ -205,7 +210,9 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
 	if err != nil {
 		return nil, v.classify(tok, err)
 	}
-	return wire.claims(), nil
+	claims := wire.claims()
+	v.ok.put(token, claims, now)
+	return claims, nil
 }
 
 // key checks the header and finds the key named by kid, which must be for
