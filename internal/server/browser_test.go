@@ -33,11 +33,14 @@ func unavailable(t *testing.T, format string, args ...any) {
 	t.Skipf("\n\n*** BROWSER TEST SKIPPED: "+format+" ***\n", args...)
 }
 
-// TestConsoleInBrowser: headless Chromium signs in, sees both pending
-// requests with their graphs, approves one while an oauth4webapi client
-// polls (which then gets the token), denies the other, and screenshots the
-// Approvals and Activity pages.
-func TestConsoleInBrowser(t *testing.T) {
+// browserScripts installs what the browser tests need (Debian's
+// chromium, playwright-core and oauth4webapi: scripts/browsertest/
+// install.sh) and copies the named scripts of scripts/browsertest into a
+// directory of this run's own inside the modules directory, which every
+// checkout on the machine shares (node resolves the modules from a
+// script's parent directories). It returns that directory.
+func browserScripts(t *testing.T, names ...string) string {
+	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		unavailable(t, "node is not installed")
 	}
@@ -46,21 +49,29 @@ func TestConsoleInBrowser(t *testing.T) {
 	if out, err := install.CombinedOutput(); err != nil {
 		unavailable(t, "installing chromium and the npm packages failed: %v\n%s", err, out)
 	}
-	script, err := os.ReadFile("../../scripts/browsertest/flow.mjs")
+	dir, err := os.MkdirTemp(modules, "run-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The modules directory is shared by every checkout on the machine:
-	// this run's script gets a name of its own (node resolves the modules
-	// from the script's directory).
-	flow, err := os.CreateTemp(modules, "flow-*.mjs")
-	if err != nil {
-		t.Fatal(err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	for _, name := range names {
+		script, err := os.ReadFile("../../scripts/browsertest/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), script, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	t.Cleanup(func() { _ = os.Remove(flow.Name()) })
-	if _, err := flow.Write(script); err != nil || flow.Close() != nil {
-		t.Fatalf("write %s: %v", flow.Name(), err)
-	}
+	return dir
+}
+
+// TestConsoleInBrowser: headless Chromium signs in, sees both pending
+// requests with their graphs, approves one while an oauth4webapi client
+// polls (which then gets the token), denies the other, and screenshots the
+// Approvals and Activity pages.
+func TestConsoleInBrowser(t *testing.T) {
+	flow := filepath.Join(browserScripts(t, "flow.mjs"), "flow.mjs")
 	artifacts, _ := filepath.Abs(browserArtifacts)
 	if err := os.MkdirAll(artifacts, 0o755); err != nil {
 		t.Fatal(err)
@@ -81,7 +92,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	if r := h.postForm("/oauth2/token", c.ID, c.Secret, invalid); r.status != http.StatusForbidden {
 		t.Fatalf("invalid pipeline: %d %s", r.status, r.body)
 	}
-	cmd := exec.CommandContext(ctx, "node", flow.Name())
+	cmd := exec.CommandContext(ctx, "node", flow)
 	cmd.Env = append(os.Environ(), "TW_ISSUER="+h.base, "TW_CLIENT_ID="+c.ID, "TW_CLIENT_SECRET="+c.Secret,
 		"TW_DETAILS="+compositionDetails(t, "../../examples/pipeline-valid.json"), "TW_RESOURCE="+routerAud,
 		"TW_USER="+consoleUser, "TW_PASSWORD="+consolePassword, "TW_ARTIFACTS="+artifacts)
