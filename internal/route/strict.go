@@ -161,29 +161,12 @@ func (sc *scanner) member() error {
 	}
 	sc.i++
 	top := &sc.stack[len(sc.stack)-1]
-	k := foldName(name)
+	k := strictjson.FoldKey(string(name))
 	if slices.Contains(top.names, k) {
 		return fmt.Errorf("member %q appears twice in an object", name)
 	}
 	top.names = append(top.names, k)
 	return nil
-}
-
-// foldName is strictjson.FoldKey, quickly for ASCII (where it is upper case).
-func foldName(name []byte) string {
-	for _, c := range name {
-		if c >= 0x80 {
-			return strictjson.FoldKey(string(name))
-		}
-	}
-	b := make([]byte, len(name))
-	for i, c := range name {
-		if c >= 'a' && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		b[i] = c
-	}
-	return string(b)
 }
 
 // str reads a string at sc.i, refusing control characters, bad escapes

@@ -21,6 +21,11 @@ import (
 // "k" and the Kelvin sign all become "K"), so two names fold alike
 // exactly when encoding/json would match one against the other.
 func FoldKey(s string) string {
+	if ascii(s) {
+		// An ASCII letter's orbit is its two cases (and, for k and s, a
+		// rune above ASCII): the least is the upper case.
+		return strings.ToUpper(s)
+	}
 	return strings.Map(func(r rune) rune {
 		least := r
 		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
@@ -28,6 +33,15 @@ func FoldKey(s string) string {
 		}
 		return least
 	}, s)
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // Object splits one JSON object into its members, by their exact names.

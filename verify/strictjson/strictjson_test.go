@@ -3,6 +3,7 @@ package strictjson
 import (
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestObject(t *testing.T) {
@@ -41,5 +42,21 @@ func TestMemberAndExact(t *testing.T) {
 	}
 	if FoldKey("K") != FoldKey("k") || FoldKey("K") != FoldKey("\u212a") {
 		t.Error("FoldKey does not fold the Kelvin sign with k")
+	}
+}
+
+// FoldKey's ASCII shortcut folds as the Unicode orbits do.
+func TestFoldKeyASCII(t *testing.T) {
+	for c := rune(0); c < 0x80; c++ {
+		least := c
+		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		if got := FoldKey(string(c)); got != string(least) {
+			t.Errorf("FoldKey(%q) = %q, want %q", c, got, least)
+		}
+	}
+	if FoldKey("k") != FoldKey("\u212a") || FoldKey("s") != FoldKey("\u017f") || FoldKey("Name") != FoldKey("nAME") {
+		t.Error("k, s or a name folds apart from its orbit")
 	}
 }
