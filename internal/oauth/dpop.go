@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/verify/dpop"
@@ -48,25 +47,4 @@ func (s *Service) proofKey(ctx context.Context, client *clients.Client, in *issu
 	}
 	in.jkt = p.JKT
 	return p.JKT, nil
-}
-
-// ProofReplay is a dpop.Replay on the store clients' assertions are
-// claimed in, so replicas share it: a proof's (jkt, jti) is claimed under
-// the client id "dpop:" + jkt.
-type ProofReplay struct {
-	Store clients.ReplayStore
-	Now   func() time.Time
-}
-
-// Claim implements dpop.Replay.
-func (p ProofReplay) Claim(ctx context.Context, jkt, jti string, until time.Time) error {
-	err := p.Store.Claim(ctx, "dpop:"+jkt, jti, until, p.Now())
-	switch {
-	case errors.Is(err, clients.ErrReplayed):
-		return fmt.Errorf("%w: %v", dpop.ErrReplayed, err)
-	case errors.Is(err, clients.ErrInvalidJTI):
-		// Not the server's failure: a jti no store keeps.
-		return fmt.Errorf("%w: %v", dpop.ErrReplayed, err)
-	}
-	return err
 }

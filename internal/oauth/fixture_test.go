@@ -148,7 +148,7 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proofs, err := dpop.New(dpop.Config{Replay: ProofReplay{Store: memory.NewAssertionReplay(), Now: clock}, Now: clock})
+	proofs, err := dpop.New(dpop.Config{Replay: memory.NewProofReplay(memory.NewAssertionReplay(), clock), Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}

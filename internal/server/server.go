@@ -178,7 +178,7 @@ func (s *Server) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	proofs, err := dpop.New(dpop.Config{Replay: oauth.ProofReplay{Store: st.replay, Now: time.Now}})
+	proofs, err := dpop.New(dpop.Config{Replay: st.proofs})
 	if err != nil {
 		return err
 	}

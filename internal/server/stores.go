@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/typeward/typeward/verify/dpop"
 	"log/slog"
 	"os"
 	"strings"
@@ -26,9 +27,11 @@ const MemoryAuditCapacity = 100_000
 
 // stores is every store of one server, with what the mode needs besides.
 type stores struct {
-	registry    registry.Store
-	clients     clients.Store
-	replay      clients.ReplayStore
+	registry registry.Store
+	clients  clients.Store
+	replay   clients.ReplayStore
+	// proofs remembers the token endpoint's DPoP proofs, in replay's table.
+	proofs      dpop.Replay
 	revocations revocation.Store
 	audit       audit.Store
 	keys        keys.Store
@@ -55,8 +58,9 @@ func openMemory() (*stores, error) {
 	}
 	reg := memory.NewRegistry()
 	cs := memory.NewClients()
+	replay := memory.NewAssertionReplay()
 	return &stores{
-		registry: reg, clients: cs, registrations: memory.NewRegistrations(cs), replay: memory.NewAssertionReplay(),
+		registry: reg, clients: cs, registrations: memory.NewRegistrations(cs), replay: replay, proofs: memory.NewProofReplay(replay, nil),
 		revocations: memory.NewRevocations(), audit: memory.NewAudit(MemoryAuditCapacity),
 		keys: memory.NewKeys(), approvals: memory.NewApprovals(), grants: memory.NewGrants(), users: memory.NewUsers(), resources: memory.NewResources(), kek: kek, hasher: clients.NewRandomHasher(), watch: reg.Watch,
 	}, nil
@@ -104,7 +108,7 @@ func newPostgresStores(db *postgres.DB, kek *keys.KEK, hasher *clients.Hasher) *
 	reg := postgres.NewRegistry(db)
 	return &stores{
 		registry: reg, clients: postgres.NewClients(db), registrations: postgres.NewRegistrations(db), replay: postgres.NewAssertionReplay(db),
-		revocations: postgres.NewRevocations(db), audit: postgres.NewAudit(db),
+		proofs: postgres.NewProofReplay(db, nil), revocations: postgres.NewRevocations(db), audit: postgres.NewAudit(db),
 		keys: postgres.NewKeys(db), approvals: postgres.NewApprovals(db), grants: postgres.NewGrants(db), users: postgres.NewUsers(db), resources: postgres.NewResources(db), kek: kek, hasher: hasher, db: db, watch: reg.Watch,
 	}
 }

@@ -2,10 +2,12 @@ package memory_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/store/memory"
 	"github.com/typeward/typeward/internal/store/storetest"
+	"github.com/typeward/typeward/verify/dpop"
 )
 
 func TestClientsConformance(t *testing.T) {
@@ -14,4 +16,11 @@ func TestClientsConformance(t *testing.T) {
 
 func TestAssertionReplayConformance(t *testing.T) {
 	storetest.RunAssertionReplay(t, func(*testing.T) clients.ReplayStore { return memory.NewAssertionReplay() })
+}
+
+func TestProofReplayConformance(t *testing.T) {
+	storetest.RunProofReplay(t, func(_ *testing.T, now func() time.Time) (dpop.Replay, clients.ReplayStore) {
+		assertions := memory.NewAssertionReplay()
+		return memory.NewProofReplay(assertions, now), assertions
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/typeward/typeward/internal/store/postgres"
 	"github.com/typeward/typeward/internal/store/postgres/pgtest"
 	"github.com/typeward/typeward/internal/store/storetest"
+	"github.com/typeward/typeward/verify/dpop"
 )
 
 func TestClientsConformance(t *testing.T) {
@@ -67,4 +68,12 @@ func BenchmarkClientsGet(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func TestProofReplayConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunProofReplay(t, func(t *testing.T, now func() time.Time) (dpop.Replay, clients.ReplayStore) {
+		db, _ := pgtest.New(t)
+		return postgres.NewProofReplay(db, now), postgres.NewAssertionReplay(db)
+	})
 }
