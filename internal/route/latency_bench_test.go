@@ -1,6 +1,8 @@
 package route_test
 
 import (
+	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"slices"
@@ -20,14 +22,15 @@ import (
 // JSON, sent straight to it and through typeward route alternately in one
 // loop, each over one keep-alive connection of its own; it reports both
 // p50s and p99s and their ratio (routed/direct). Against the go-sdk server
-// of the tests and the TypeScript SDK reference server
+// (one server of bench_rows) and the TypeScript SDK reference server
 // (scripts/mcp/server.mjs --stateless --json). The router's listing is
 // re-read every 30 s (the default), not on every call.
 func BenchmarkToolCallLatency(b *testing.B) {
 	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bench_rows","arguments":{"region":"eu","limit":20}}}`
 	b.Run("go-sdk", func(b *testing.B) {
-		e := startEnvWith(b, func(c *route.Config) { c.ListTTL = route.DefaultListTTL }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
-		alternate(b, e.up.url, e.resource, e.compositionToken(b, e.resource, `{"nodes":[{"id":"b","tool":"bench_rows"}],"edges":[]}`), call)
+		up := startBenchUpstream(b)
+		e := startEnv(b, func(c *route.Config) { c.Upstream, c.ListTTL = up, route.DefaultListTTL })
+		alternate(b, up, e.resource, e.compositionToken(b, e.resource, `{"nodes":[{"id":"b","tool":"bench_rows"}],"edges":[]}`), call)
 	})
 	b.Run("ts-sdk", func(b *testing.B) {
 		ref := startReference(b, jstest.InstallMCP(b), "--stateless", "--json")
@@ -35,6 +38,23 @@ func BenchmarkToolCallLatency(b *testing.B) {
 		e.declareReference(b, ref)
 		alternate(b, ref, e.resource, e.everyToolToken(b, []string{"bench_rows"}, ""), call)
 	})
+}
+
+// startBenchUpstream runs a go-sdk server of bench_rows alone, built once
+// (the tests' upstream builds a server per request, to change its tools
+// mid-test), stateless, answering JSON.
+func startBenchUpstream(b *testing.B) string {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "bench_rows", InputSchema: json.RawMessage(benchRows.InputSchema), OutputSchema: json.RawMessage(benchRows.OutputSchema)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(benchRows.StructuredContent),
+				Content: []mcp.Content{&mcp.TextContent{Text: benchRows.StructuredContent}}}, nil
+		})
+	ln := listen(b)
+	srv := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})}
+	go srv.Serve(ln)
+	b.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String() + "/mcp"
 }
 
 // alternate times call sent to direct and to routed (with token), one
