@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/approval"
+	"github.com/typeward/typeward/internal/cimd"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/grant"
 	"github.com/typeward/typeward/internal/verdict"
@@ -137,7 +138,11 @@ func (s *Service) Authorize(ctx context.Context, q url.Values) (*Authorization, 
 		return nil, page(CodeInvalidRequest, "client_id or redirect_uri is too long")
 	}
 	client, err := s.Clients.Get(ctx, id)
+	var refused *cimd.Error
 	switch {
+	case errors.As(err, &refused):
+		// A metadata document typeward will not use: say why, to the person.
+		return nil, page(CodeInvalidClient, truncate(refused.Error(), 400))
 	case errors.Is(err, clients.ErrNotFound):
 		return nil, page(CodeInvalidClient, "unknown client_id "+truncate(id, 128))
 	case err != nil:
