@@ -93,6 +93,10 @@ type Family struct {
 	// the family when a used refresh token comes back.
 	JTI          string
 	JTIExpiresAt time.Time
+	// JKT is the thumbprint of the DPoP key the family is bound to (that
+	// of the code redemption's proof), "" for none: its refresh tokens are
+	// accepted only with a proof of that key (RFC 9449 §5).
+	JKT string
 }
 
 // Clone returns a deep copy.

@@ -85,6 +85,7 @@ func (s *Service) authorizationCode(ctx context.Context, client *clients.Client,
 		family = &grant.Family{ID: grant.NewFamilyID(), Consent: c.Consent, CreatedAt: now,
 			ExpiresAt: now.Add(s.Grants.absolute()), LastUsedAt: now}
 		a.refreshToken, first = s.newRefreshToken(family, now)
+		a.family, a.bindsFamily = family, true
 	}
 	a.redeem = func(ctx context.Context, jti string, expires time.Time) error {
 		if family != nil {
@@ -178,6 +179,7 @@ func (s *Service) refresh(ctx context.Context, client *clients.Client, form url.
 	}
 	var next *grant.RefreshToken
 	a.refreshToken, next = s.newRefreshToken(fam, now)
+	a.family = fam
 	a.redeem = func(ctx context.Context, jti string, expires time.Time) error {
 		err := store.Rotate(ctx, hash, now, next, jti, expires)
 		if errors.Is(err, grant.ErrSpent) {

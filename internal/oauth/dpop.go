@@ -48,3 +48,22 @@ func (s *Service) proofKey(ctx context.Context, client *clients.Client, in *issu
 	in.jkt = p.JKT
 	return p.JKT, nil
 }
+
+// bindKey binds what a grant authorized to the DPoP key jkt of the
+// request's proof ("" without one): the refresh family a code opens takes
+// the key, and a refresh of a family bound to a key needs a proof of that
+// key (RFC 9449 §5), so a stolen refresh token is as useless as a stolen
+// access token.
+func (a *authorized) bindKey(jkt string) error {
+	f := a.family
+	switch {
+	case f == nil:
+	case a.bindsFamily:
+		f.JKT = jkt
+	case f.JKT != "" && jkt == "":
+		return badRequest(CodeInvalidDPoPProof, "this refresh token is bound to a DPoP key: send a DPoP proof of it")
+	case f.JKT != "" && jkt != f.JKT:
+		return badRequest(CodeInvalidGrant, "this refresh token is bound to another DPoP key than the proof's")
+	}
+	return nil
+}

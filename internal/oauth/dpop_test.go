@@ -123,3 +123,43 @@ func TestTokenDPoPRefusals(t *testing.T) {
 		t.Errorf("a replayed proof: %v", err)
 	}
 }
+
+// A refresh family opened by a code redeemed with a DPoP proof is bound to
+// the proof's key: its refreshes need a proof of that key, and get
+// DPoP-bound tokens.
+func TestRefreshBoundToTheProofKey(t *testing.T) {
+	f := newCodeFixture(t)
+	cl, other := dpoptest.NewClient(t, "ES256"), dpoptest.NewClient(t, "EdDSA")
+	proofOf := func(c *dpoptest.Client) context.Context {
+		return WithDPoPProofs(context.Background(), []string{c.Proof(t, "POST", tokenURL, "", testNow, nil)})
+	}
+	code := f.consent(t, authQuery()).Get("code")
+	resp, err := f.svc.Token(proofOf(cl), form("grant_type", "authorization_code", "client_id", "pub", "code", code,
+		"code_verifier", testVerifier, "redirect_uri", pubRedirect), "")
+	if err != nil || resp.TokenType != "DPoP" || resp.RefreshToken == "" {
+		t.Fatalf("redeem with a proof: %+v, %v", resp, err)
+	}
+	refresh := func(ctx context.Context, rt string) (*TokenResponse, error) {
+		return f.svc.Token(ctx, form("grant_type", "refresh_token", "client_id", "pub", "refresh_token", rt), "")
+	}
+	_, err = refresh(context.Background(), resp.RefreshToken)
+	wantGrantError(t, "a refresh without a proof", err, CodeInvalidDPoPProof)
+	_, err = refresh(proofOf(other), resp.RefreshToken)
+	wantGrantError(t, "a refresh with another key's proof", err, CodeInvalidGrant)
+	again, err := refresh(proofOf(cl), resp.RefreshToken)
+	if err != nil || again.TokenType != "DPoP" {
+		t.Fatalf("a refresh with the key's proof: %+v, %v", again, err)
+	}
+	if c, err := f.verifier.Verify(context.Background(), again.AccessToken); err != nil || c.JKT != cl.JKT {
+		t.Errorf("the refreshed token: %+v, %v; want cnf.jkt %s", c, err, cl.JKT)
+	}
+	// A family opened without a proof stays unbound.
+	code = f.consent(t, authQuery()).Get("code")
+	plain, err := f.redeem("client_id", "pub", "code", code, "code_verifier", testVerifier, "redirect_uri", pubRedirect)
+	if err != nil || plain.TokenType != "Bearer" {
+		t.Fatalf("redeem without a proof: %+v, %v", plain, err)
+	}
+	if r, err := f.refresh(plain.RefreshToken); err != nil || r.TokenType != "Bearer" {
+		t.Errorf("refresh of an unbound family: %+v, %v", r, err)
+	}
+}

@@ -39,6 +39,10 @@ type authorized struct {
 	consent      *grant.Consent
 	consentID    string
 	refreshToken string
+	// family is the refresh family a code opens (bindsFamily) or a
+	// refresh token belongs to, bound to a DPoP key by bindKey.
+	family      *grant.Family
+	bindsFamily bool
 	// redeem, when set, is the grant's one use of what it authorized (an
 	// approval request, a code, a refresh token), made with the minted
 	// token's id and expiry: it fails when another request used it first,

@@ -77,6 +77,9 @@ func (s *Service) issue(ctx context.Context, form url.Values, authorization stri
 		return in, nil, err
 	}
 	a := &in.authorized
+	if err := a.bindKey(jkt); err != nil {
+		return in, nil, err
+	}
 	g := a.tokenGrant(client.ID)
 	g.JKT = jkt
 	in.audience = g.Audience

@@ -92,8 +92,8 @@ func (s *Grants) RedeemCode(ctx context.Context, hash []byte, at time.Time, jti 
 			RETURNING hash),
 		family AS (
 			INSERT INTO oauth_refresh_families (id, client_id, subject, audience, scopes, details,
-				digest, tools, consented_at, created_at, expires_at, last_used_at, jti, jti_expires_at)
-			SELECT $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $20, $21 FROM redeemed WHERE $5 <> ''
+				digest, tools, consented_at, created_at, expires_at, last_used_at, jti, jti_expires_at, dpop_jkt)
+			SELECT $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $20, $21, $22 FROM redeemed WHERE $5 <> ''
 			RETURNING id),
 		first AS (
 			INSERT INTO oauth_refresh_tokens (hash, family_id, created_at, expires_at)
@@ -101,7 +101,7 @@ func (s *Grants) RedeemCode(ctx context.Context, hash []byte, at time.Time, jti 
 		SELECT count(*) FROM redeemed`,
 		hash, at, jti, jtiExpires, fam.ID, fam.ClientID, fam.Subject, fam.Audience, nonNilStrings(fam.Scopes), fam.Details,
 		fam.Digest, nonNilStrings(fam.Tools), fam.ConsentedAt, fam.CreatedAt, fam.ExpiresAt, fam.LastUsedAt,
-		tok.Hash, tok.CreatedAt, tok.ExpiresAt, fam.JTI, nullTime(fam.JTIExpiresAt)).Scan(&n)
+		tok.Hash, tok.CreatedAt, tok.ExpiresAt, fam.JTI, nullTime(fam.JTIExpiresAt), fam.JKT).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("redeem code: %w", err)
 	}
@@ -125,7 +125,7 @@ func (s *Grants) spentOrUnknown(ctx context.Context, what, exists string, hash [
 }
 
 const familyColumns = `f.id, f.client_id, f.subject, f.audience, f.scopes, f.details, f.digest, f.tools, f.consented_at,
-	f.created_at, f.expires_at, f.last_used_at, f.revoked_at, f.revoked_reason, f.jti, f.jti_expires_at`
+	f.created_at, f.expires_at, f.last_used_at, f.revoked_at, f.revoked_reason, f.jti, f.jti_expires_at, f.dpop_jkt`
 
 func scanFamily(row pgx.CollectableRow) (*grant.Family, error) {
 	return scanFamilyRow(row)
@@ -135,7 +135,7 @@ func scanFamilyRow(row pgx.Row, extra ...any) (*grant.Family, error) {
 	var f grant.Family
 	var revoked, jtiExp *time.Time
 	dest := append([]any{&f.ID, &f.ClientID, &f.Subject, &f.Audience, &f.Scopes, &f.Details, &f.Digest, &f.Tools,
-		&f.ConsentedAt, &f.CreatedAt, &f.ExpiresAt, &f.LastUsedAt, &revoked, &f.RevokedReason, &f.JTI, &jtiExp}, extra...)
+		&f.ConsentedAt, &f.CreatedAt, &f.ExpiresAt, &f.LastUsedAt, &revoked, &f.RevokedReason, &f.JTI, &jtiExp, &f.JKT}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}

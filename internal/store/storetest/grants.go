@@ -26,7 +26,7 @@ func testCode(secret string) *grant.Code {
 
 func testFamily(id, client, subject string, at time.Time) (*grant.Family, *grant.RefreshToken) {
 	f := &grant.Family{ID: id, Consent: testConsent(client, subject), CreatedAt: at, ExpiresAt: at.Add(30 * 24 * time.Hour),
-		LastUsedAt: at, JTI: "jti-" + id, JTIExpiresAt: at.Add(5 * time.Minute)}
+		LastUsedAt: at, JTI: "jti-" + id, JTIExpiresAt: at.Add(5 * time.Minute), JKT: "jkt-" + id}
 	return f, &grant.RefreshToken{Hash: grant.Hash("rt-" + id), FamilyID: id, CreatedAt: at, ExpiresAt: at.Add(24 * time.Hour)}
 }
 
