@@ -76,6 +76,13 @@ func TestAuthorizationCodeOverHTTP(t *testing.T) {
 					t.Errorf("the sign-in page lacks %q", want)
 				}
 			}
+			// A sign-in post forged by another site (no pre-session cookie of
+			// its own to match) signs nobody in.
+			if r := newBrowser(h).send(http.MethodPost, "/oauth2/authorize", url.Values{"action": {"signin"}, "csrf": {csrfOf(t, page)},
+				"request": {hidden(t, page, "request")}, "username": {consoleUser}, "password": {consolePassword}}); r.status != http.StatusForbidden ||
+				r.header.Get("Set-Cookie") != "" && strings.Contains(r.header.Get("Set-Cookie"), "typeward_session=") {
+				t.Errorf("a forged sign-in: %d %v", r.status, r.header)
+			}
 			r := b.send(http.MethodPost, "/oauth2/authorize", url.Values{"action": {"signin"}, "csrf": {csrfOf(t, page)},
 				"request": {hidden(t, page, "request")}, "username": {consoleUser}, "password": {consolePassword}})
 			if r.status != http.StatusSeeOther || !strings.HasPrefix(r.header.Get("Location"), "/oauth2/authorize?") {
@@ -148,6 +155,19 @@ func TestAuthorizationCodeOverHTTP(t *testing.T) {
 			back, _ = url.Parse(r.header.Get("Location"))
 			if r.status != http.StatusSeeOther || back.Query().Get("error") != "access_denied" || back.Query().Get("state") != "s-43" || back.Query().Get("iss") != h.base {
 				t.Errorf("deny: %d %v", r.status, r.header)
+			}
+
+			// A consent to a composition that changed meanwhile: the page
+			// was drawn, then a tool's schema changed; Approve is refused
+			// and nothing is sent to the client.
+			consent = b.send(http.MethodGet, authorizeURL(host.ID, "state", "s-44"), nil)
+			tool := []byte(`{"name":"aggregate_stats","inputSchema":{"type":"object","properties":{"records":{"type":"array","items":{"type":"object"}},"top":{"type":"integer"}},"required":["records"]},"outputSchema":{"type":"object","properties":{"summary":{"type":"string"},"count":{"type":"integer"}},"required":["summary","count"]},"annotations":{"readOnlyHint":true}}`)
+			if r := h.admin(http.MethodPut, "/admin/v1/tools/aggregate_stats", admin, tool); r.status >= 300 {
+				t.Fatalf("change a tool: %d %s", r.status, r.body)
+			}
+			r = decide("approve", csrfOf(t, consent))
+			if r.status != http.StatusConflict || r.header.Get("Location") != "" || !strings.Contains(string(r.body), "changed since it was shown") {
+				t.Errorf("approve after a tool changed: %d %v", r.status, r.header)
 			}
 
 			// A redirect URI the client did not register: a page, no redirect.
