@@ -207,3 +207,23 @@ func TestCheckStrict(t *testing.T) {
 		}
 	}
 }
+
+// What the router remembers to resume streams is bounded by the bytes of
+// the requests its judges keep, not only by their event ids: 100 streams
+// of a 1 MB request each keep at most eventStateBytes of them.
+func TestResumeStateBounded(t *testing.T) {
+	cv := newConversations(time.Minute, time.Now)
+	p := peer{session: "s", client: "c"}
+	for i := range 100 {
+		cv.relayed(p, fmt.Sprint("ev-", i), &judge{retained: 1 << 20})
+	}
+	if held := int64(cv.events.Len()) << 20; held > eventStateBytes {
+		t.Errorf("%d streams of 1 MB remembered, over %d bytes", cv.events.Len(), eventStateBytes)
+	}
+	if _, ok := cv.resumes(p, "ev-99"); !ok {
+		t.Error("the newest stream was forgotten")
+	}
+	if _, ok := cv.resumes(peer{session: "s", client: "other"}, "ev-99"); ok {
+		t.Error("another client resumes the stream")
+	}
+}

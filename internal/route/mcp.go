@@ -255,6 +255,11 @@ func passedMethod(method string) bool {
 // are refused unless each says otherwise.
 func (rt *Router) newJudge(r *http.Request, p peer, msg *rpcMessage) *judge {
 	j := &judge{r: r, peer: p}
+	if msg != nil {
+		for _, v := range msg.members { // its closures keep the request's parts
+			j.retained += int64(len(v))
+		}
+	}
 	if msg != nil && msg.Method != "" && msg.ID != nil {
 		j.id, j.call, j.progress = msg.ID, msg.Method == "tools/call", progressToken(msg.Params)
 	}

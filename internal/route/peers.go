@@ -47,8 +47,8 @@ type askKey struct {
 	id   string // the JSON-RPC id as spelt
 }
 
-// Bounds of what is remembered: an event costs its key and a pointer to
-// a judge shared by its stream's events.
+// Bounds of what is remembered: an event costs its key and the request
+// its judge keeps (shared by its stream's events, counted for each).
 const (
 	eventStateBytes = 8 << 20
 	askStateBytes   = 4 << 20
@@ -56,8 +56,12 @@ const (
 
 func newConversations(askTTL time.Duration, now func() time.Time) *conversations {
 	return &conversations{
+		// Each event id is charged its judge's request too (an overcount
+		// when a stream has many ids, which keeps the bound safe).
 		events: cache.New(cache.Config[eventKey, *judge]{MaxBytes: eventStateBytes,
-			Size: func(k eventKey, _ *judge) int64 { return int64(len(k.peer.session)+len(k.peer.client)+len(k.id)) + 64 }}),
+			Size: func(k eventKey, j *judge) int64 {
+				return int64(len(k.peer.session)+len(k.peer.client)+len(k.id)) + 256 + j.retained
+			}}),
 		asks: cache.New(cache.Config[askKey, time.Time]{MaxBytes: askStateBytes,
 			Size: func(k askKey, _ time.Time) int64 { return int64(len(k.peer.session)+len(k.peer.client)+len(k.id)) + 64 }}),
 		askTTL: askTTL, now: now, inFlight: map[askKey]int{},

@@ -27,6 +27,9 @@ type judge struct {
 	each     func(m []byte) []byte
 	// responded: a response to id was judged (passed or replaced).
 	responded atomic.Bool
+	// retained is what the judge keeps alive of its request, in bytes:
+	// the weight of each event id remembered for it (conversations).
+	retained int64
 }
 
 // dropped is each's answer for a message not passed on at all.
