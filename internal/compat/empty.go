@@ -2,6 +2,7 @@ package compat
 
 import (
 	"maps"
+	"math"
 	"math/big"
 	"slices"
 )
@@ -10,6 +11,11 @@ import (
 // and items (each level may ask whether a member schema is satisfiable).
 const maxPruneDepth = 2
 
+// maxRequiredChain is how many levels more they look along required
+// properties, where a chain that comes back to a view shows it empty (see
+// prune).
+const maxRequiredChain = 2
+
 // prune removes from s.types every kind no instance of s can have (the
 // emptiness law: an unsatisfiable source fits everything). It looks at
 // what no single conjunct shows: bounds of several conjuncts that
@@ -17,22 +23,65 @@ const maxPruneDepth = 2
 // of which some conjunct rejects, a required name the object cannot have,
 // size bounds against closed objects, uniqueness and short tuples. Not
 // pruning only widens the source, so the depth bound is sound.
+//
+// A view met again inside the value of a property it requires (an
+// infinitely deep required chain, {required: [a], properties: {a: {$ref:
+// "#"}}}) is assumed empty there: instances are finite, so a shallowest
+// instance would need a shallower one below it (the least fixed point).
+// What is concluded under such an assumption is kept only once the
+// assumed view is shown empty; otherwise the view is pruned again without
+// it.
 func (r *run) prune(s view) view {
-	if r.pruneDepth >= maxPruneDepth {
-		return s
-	}
 	key := s.srcKey()
 	if k, ok := r.caches.pruned[key]; ok {
 		s.types = k
 		return s
 	}
+	if f, ok := r.caches.pruning[key]; ok {
+		if r.requiredDepth > f.required {
+			r.caches.low = min(r.caches.low, f.level)
+			s.types = 0
+		}
+		return s // met again in place: nothing shown
+	}
+	if r.pruneDepth >= maxPruneDepth+min(r.requiredDepth, maxRequiredChain) {
+		return s
+	}
+	out, low := r.pruneAssuming(s, key, r.requiredDepth)
+	if low == len(r.caches.pruning) && out.types != 0 {
+		// The assumption this view is empty was used and is false:
+		// prune again without it.
+		out, low = r.pruneAssuming(s, key, math.MaxInt)
+	}
+	if low >= len(r.caches.pruning) {
+		// A shallower answer is less precise, never wrong: kept as well.
+		r.caches.pruned[key] = out.types
+	} else {
+		r.caches.low = min(r.caches.low, low) // rests on an outer view's assumption
+	}
+	return out
+}
+
+// pruneAssuming runs pruneKinds with s in progress (assumed empty when met
+// again below required depth) and returns the lowest level of an
+// assumption the answer rests on (MaxInt: none).
+func (r *run) pruneAssuming(s view, key string, required int) (view, int) {
+	level := len(r.caches.pruning)
+	r.caches.pruning[key] = pruneFrame{level: level, required: required}
+	outer := r.caches.low
+	r.caches.low = math.MaxInt
 	r.pruneDepth++
 	s = r.pruneKinds(s)
 	r.pruneDepth--
-	// A shallower answer is less precise, never wrong: kept as well.
-	r.caches.pruned[key] = s.types
-	return s
+	delete(r.caches.pruning, key)
+	low := r.caches.low
+	r.caches.low = outer
+	return s, low
 }
+
+// pruneFrame is a view being pruned: its level on the stack of views in
+// progress, and the required depth at which it started.
+type pruneFrame struct{ level, required int }
 
 func (r *run) pruneKinds(s view) view {
 	r.budget--
@@ -130,7 +179,11 @@ func (r *run) emptyNumberKinds(s view) Kinds {
 func (r *run) emptyObjects(s view) bool {
 	req := r.srcRequired(s)
 	for _, name := range slices.Sorted(maps.Keys(req)) {
-		if pv, _ := r.srcProp(s, name); !r.possible(pv) {
+		pv, _ := r.srcProp(s, name)
+		r.requiredDepth++
+		possible := r.possible(pv)
+		r.requiredDepth--
+		if !possible {
 			return true
 		}
 	}

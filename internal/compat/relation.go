@@ -2,6 +2,7 @@ package compat
 
 import (
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/typeward/typeward/internal/schema"
@@ -31,9 +32,12 @@ type run struct {
 	// set while a source negation is being tested (see sourceNot).
 	pruneDepth int
 	negCheck   int
-	srcRoot    node
-	started    bool
-	caches     *runCaches
+	// requiredDepth counts the required properties the emptiness rules
+	// stand inside (see prune).
+	requiredDepth int
+	srcRoot       node
+	started       bool
+	caches        *runCaches
 }
 
 // runCaches hold source-only answers within one Check, shared by the
@@ -43,13 +47,16 @@ type runCaches struct {
 	bounds      map[string]nodeBounds // see run.numberBounds
 	contradicts map[string]bool
 	universal   map[universalKey]bool
-	loops       *loopGraph // the source's in-place cycles, found on first use
+	loops       *loopGraph            // the source's in-place cycles, found on first use
+	pruning     map[string]pruneFrame // views being pruned, by key (see prune)
+	low         int                   // the lowest level of an assumption used, MaxInt for none
 }
 
 type universalKey struct{ digest, ptr string }
 
 func newRunCaches() *runCaches {
-	return &runCaches{pruned: map[string]Kinds{}, bounds: map[string]nodeBounds{}, contradicts: map[string]bool{}, universal: map[universalKey]bool{}}
+	return &runCaches{pruned: map[string]Kinds{}, bounds: map[string]nodeBounds{}, contradicts: map[string]bool{}, universal: map[universalKey]bool{},
+		pruning: map[string]pruneFrame{}, low: math.MaxInt}
 }
 
 // acceptsAll is the universality law for a node of either document,
