@@ -232,19 +232,16 @@ func (s *Service) authorizeScope(ctx context.Context, a *Authorization, q url.Va
 		return err
 	}
 	details := q.Get("authorization_details")
-	var toolNames []string
-	composition := ""
+	var compositions, toolNames []string
 	for _, sc := range strings.Fields(q.Get("scope")) {
 		switch {
 		case sc == ScopeOfflineAccess:
 			a.Refresh = true
 			a.Scopes = appendUnique(a.Scopes, sc)
 		case strings.HasPrefix(sc, ScopeCompositionPrefix):
-			name := strings.TrimPrefix(sc, ScopeCompositionPrefix)
-			if composition != "" && composition != name {
-				return badRequest(CodeInvalidScope, "one mcp:composition scope per request")
+			if name := strings.TrimPrefix(sc, ScopeCompositionPrefix); name != "" && !slices.Contains(compositions, name) {
+				compositions = append(compositions, name)
 			}
-			composition = name
 		case strings.HasPrefix(sc, verify.ToolScopePrefix):
 			if name := strings.TrimPrefix(sc, verify.ToolScopePrefix); name != "" && !slices.Contains(toolNames, name) {
 				toolNames = append(toolNames, name)
@@ -258,20 +255,18 @@ func (s *Service) authorizeScope(ctx context.Context, a *Authorization, q url.Va
 	if slices.Contains(a.Client.GrantTypes, clients.GrantRefreshToken) {
 		a.Refresh = true
 	}
-	asked := 0
-	for _, b := range []bool{details != "", composition != "", len(toolNames) > 0} {
-		if b {
-			asked++
-		}
-	}
-	if asked > 1 {
-		return badRequest(CodeInvalidRequest, "ask for one composition: authorization_details, one mcp:composition scope, or mcp:tool scopes")
-	}
+	byScope := len(compositions)+len(toolNames) > 0
 	switch {
-	case composition != "":
-		details = compositionIDDetails(composition)
-	case len(toolNames) > 0:
-		details = toolsDetails(toolNames)
+	case details != "" && byScope:
+		return badRequest(CodeInvalidRequest, "ask for a composition either by authorization_details or by mcp:composition and mcp:tool scopes, not both")
+	case len(compositions) == 1 && len(toolNames) == 0:
+		// The stored composition itself: the digest a client-credentials
+		// request for it gets.
+		details = compositionIDDetails(compositions[0])
+	case byScope:
+		// What a host asks for from a router's scopes_supported: every
+		// stored composition and tool named, side by side.
+		details = scopeDetails(compositions, toolNames)
 	}
 	a.Details = details
 	if a.Audience, err = s.audience(a.Client, resource); err != nil || details == "" {
@@ -280,8 +275,8 @@ func (s *Service) authorizeScope(ctx context.Context, a *Authorization, q url.Va
 	c, err := s.checkComposition(ctx, a.Client, a.Audience, details)
 	if err != nil {
 		e := AsError(err)
-		if e.Kind == KindBadRequest && composition != "" && e.Code == CodeInvalidAuthorizationDetails {
-			return badRequest(CodeInvalidScope, "scope "+ScopeCompositionPrefix+truncate(composition, 128)+": "+e.Description)
+		if e.Kind == KindBadRequest && byScope && e.Code == CodeInvalidAuthorizationDetails {
+			return badRequest(CodeInvalidScope, "the scope's composition: "+e.Description)
 		}
 		if e.Kind != KindForbidden {
 			return err
@@ -308,15 +303,21 @@ func compositionIDDetails(name string) string {
 	return string(b)
 }
 
-// toolsDetails is the authorization_details of tools without edges.
-func toolsDetails(names []string) string {
+// scopeDetails is the authorization_details of stored compositions and
+// tools without edges between them, each a node named as the scope names
+// it (a composition's own nodes are flattened under its name).
+func scopeDetails(compositions, tools []string) string {
 	type node struct {
-		ID   string `json:"id"`
-		Tool string `json:"tool"`
+		ID          string `json:"id"`
+		Tool        string `json:"tool,omitempty"`
+		Composition string `json:"composition,omitempty"`
 	}
-	nodes := make([]node, len(names))
-	for i, n := range names {
-		nodes[i] = node{ID: n, Tool: n}
+	var nodes []node
+	for _, c := range compositions {
+		nodes = append(nodes, node{ID: c, Composition: c})
+	}
+	for _, t := range tools {
+		nodes = append(nodes, node{ID: t, Tool: t})
 	}
 	b, _ := json.Marshal([]map[string]any{{"type": verify.DetailType, "composition": map[string]any{"nodes": nodes, "edges": []any{}}}})
 	return string(b)

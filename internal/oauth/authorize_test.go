@@ -122,7 +122,6 @@ func TestAuthorizeRefusals(t *testing.T) {
 		{"resource not the client's", authQuery("resource", "https://evil.example/mcp"), false, CodeInvalidTarget, "st-1"},
 		{"the issuer as resource", authQuery("resource", issuer), false, CodeInvalidTarget, "st-1"},
 		{"a scope the client may not have", authQuery("scope", "typeward:admin"), false, CodeInvalidScope, "st-1"},
-		{"two compositions", authQuery("scope", "mcp:composition:stored mcp:composition:other"), false, CodeInvalidScope, "st-1"},
 		{"an unknown stored composition", authQuery("scope", "mcp:composition:nope"), false, CodeInvalidScope, "st-1"},
 		{"details and a composition scope", authQuery("authorization_details", `[{"type":"mcp_composition","composition_id":"stored"}]`),
 			false, CodeInvalidRequest, "st-1"},
@@ -176,6 +175,17 @@ func TestAuthorizeWhatAHostAsksFor(t *testing.T) {
 	a, err = f.svc.Authorize(ctx, authQuery("scope", "mcp:tool:db_query mcp:tool:aggregate_stats"))
 	if err != nil || len(a.Tools) != 2 || a.Refresh != true || a.Refusal != nil {
 		t.Fatalf("tool scopes: %+v, %v", a, err)
+	}
+	// A router's whole scopes_supported: the stored composition and a
+	// tool beside it.
+	a, err = f.svc.Authorize(ctx, authQuery("scope", "mcp:composition:stored mcp:tool:transform_csv mcp:tool:db_query"))
+	if err != nil || len(a.Tools) != 4 || a.Refusal != nil {
+		t.Fatalf("a composition and tools by scope: %+v, %v", a, err)
+	}
+	// A composition among several that does not exist: the page says so.
+	a, err = f.svc.Authorize(ctx, authQuery("scope", "mcp:composition:stored mcp:composition:other"))
+	if err != nil || a.Refusal == nil {
+		t.Fatalf("an unknown composition beside another: %+v, %v", a, err)
 	}
 	// Nothing asked: a token naming no tool, for the client's one audience.
 	a, err = f.svc.Authorize(ctx, authQuery("scope", ""))
