@@ -10,6 +10,7 @@ import (
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/clients"
 	"github.com/typeward/typeward/internal/oauth"
+	"github.com/typeward/typeward/internal/ratelimit"
 	"github.com/typeward/typeward/internal/registration"
 	"github.com/typeward/typeward/internal/store/memory"
 )
@@ -205,4 +206,37 @@ func TestSweepExpiresNeverUsedRegistrations(t *testing.T) {
 			t.Errorf("never-used client %s remains: %v", id, err)
 		}
 	}
+}
+
+// FuzzRegister: no registration body panics, and whatever is accepted
+// is a host with only the grants a person's consent stands behind.
+func FuzzRegister(f *testing.F) {
+	for _, seed := range []string{host, `{}`, `{"redirect_uris":["https://h.example/cb"],"jwks":{"keys":[]}}`,
+		`{"redirect_uris":["http://127.0.0.1/cb"],"grant_types":["client_credentials"]}`, `[]`, `null`, `{"redirect_uris":[1]}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := newRegistrar(t, registration.Open)
+		r.Limiter, _ = ratelimit.New(ratelimit.Config{Rate: 1e6, Burst: 1e6})
+		resp, err := r.Register(context.Background(), body, "192.0.2.7:1", "")
+		if err != nil {
+			var e *oauth.Error
+			if !errors.As(err, &e) || e.Kind != oauth.KindBadRequest {
+				t.Fatalf("a refusal that is not a 400: %v", err)
+			}
+			return
+		}
+		c, err := r.clients.Get(context.Background(), resp.ClientID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range c.GrantTypes {
+			if g != clients.GrantAuthorizationCode && g != clients.GrantRefreshToken {
+				t.Fatalf("a registered host got grant %q", g)
+			}
+		}
+		if len(c.RedirectURIs) == 0 || len(c.AllowedAudiences) != 0 {
+			t.Fatalf("registered %+v", c)
+		}
+	})
 }
