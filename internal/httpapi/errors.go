@@ -94,6 +94,9 @@ func writeOAuthError(w http.ResponseWriter, r *http.Request, log *slog.Logger, e
 	if e.RetryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(e.RetryAfter)))
 	}
+	if e.DPoPNonce != "" {
+		h.Set("DPoP-Nonce", e.DPoPNonce)
+	}
 	body := oauthBody{Error: e.Code, Description: e.Description}
 	if len(e.Issues) > 0 {
 		body.Issues = e.Issues

@@ -21,6 +21,9 @@ type oauthHandlers struct {
 func (h *oauthHandlers) token(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(oauth.WithDPoPProofs(r.Context(), r.Header.Values(dpop.Header)))
 	if resp, ok := call(h, w, r, h.svc.Token); ok {
+		if resp.DPoPNonce != "" {
+			w.Header().Set("DPoP-Nonce", resp.DPoPNonce)
+		}
 		writeOAuthJSON(w, http.StatusOK, resp)
 	}
 }

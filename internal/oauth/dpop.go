@@ -45,6 +45,9 @@ func (s *Service) proofKey(ctx context.Context, client *clients.Client, in *issu
 	case err != nil:
 		return "", serverError(err)
 	}
+	if err := s.checkNonce(ctx, p.Nonce, in); err != nil {
+		return "", err
+	}
 	in.jkt = p.JKT
 	return p.JKT, nil
 }

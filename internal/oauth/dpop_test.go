@@ -11,6 +11,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/typeward/typeward/internal/audit"
+	"github.com/typeward/typeward/internal/store/memory"
 	"github.com/typeward/typeward/verify/dpop"
 	"github.com/typeward/typeward/verify/dpop/dpoptest"
 )
@@ -161,5 +162,39 @@ func TestRefreshBoundToTheProofKey(t *testing.T) {
 	}
 	if r, err := f.refresh(plain.RefreshToken); err != nil || r.TokenType != "Bearer" {
 		t.Errorf("refresh of an unbound family: %+v, %v", r, err)
+	}
+}
+
+// With nonces required (RFC 9449 §8), a proof without the server's nonce
+// is refused with use_dpop_nonce and a nonce to use; a proof with it gets
+// a token and the current nonce; one never issued is refused.
+func TestTokenDPoPNonce(t *testing.T) {
+	f := newFixture(t)
+	f.svc.DPoPNonces = memory.NewDPoPNonces()
+	cl := dpoptest.NewClient(t, "ES256")
+	withNonce := func(n string) context.Context {
+		return WithDPoPProofs(context.Background(), []string{cl.Proof(t, "POST", tokenURL, "", testNow, func(_, c map[string]any) {
+			if n != "" {
+				c["nonce"] = n
+			}
+		})})
+	}
+	_, err := f.svc.Token(withNonce(""), pipelineForm(t), creds("app"))
+	e := AsError(err)
+	if err == nil || e.Code != CodeUseDPoPNonce || e.Kind != KindBadRequest || len(e.DPoPNonce) != 43 {
+		t.Fatalf("a proof without a nonce: %v (nonce %q)", err, e.DPoPNonce)
+	}
+	resp, err := f.svc.Token(withNonce(e.DPoPNonce), pipelineForm(t), creds("app"))
+	if err != nil || resp.TokenType != "DPoP" || resp.DPoPNonce != e.DPoPNonce {
+		t.Fatalf("with the nonce: %+v, %v", resp, err)
+	}
+	for _, bad := range []string{"never-issued", strings.Repeat("n", 300)} {
+		if _, err := f.svc.Token(withNonce(bad), pipelineForm(t), creds("app")); AsError(err).Code != CodeUseDPoPNonce {
+			t.Errorf("nonce %.20q: %v, want use_dpop_nonce", bad, err)
+		}
+	}
+	// A request without a proof needs no nonce (a bearer token).
+	if resp, err := f.svc.Token(context.Background(), pipelineForm(t), creds("app")); err != nil || resp.TokenType != "Bearer" || resp.DPoPNonce != "" {
+		t.Errorf("without a proof: %+v, %v", resp, err)
 	}
 }

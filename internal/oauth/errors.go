@@ -28,6 +28,10 @@ const (
 	// CodeInvalidDPoPProof is RFC 9449 §5's: a DPoP proof refused, or
 	// missing for a client whose tokens must be DPoP-bound.
 	CodeInvalidDPoPProof = "invalid_dpop_proof"
+	// CodeUseDPoPNonce is RFC 9449 §8's: the proof lacks the nonce the
+	// server requires, or carries one it no longer accepts; the answer's
+	// DPoP-Nonce header has one to use.
+	CodeUseDPoPNonce = "use_dpop_nonce"
 	// CodeTemporarilyUnavailable answers an outage of a dependency (the
 	// database down or stalled): RFC 6749 §4.1.2.1's code, with 503.
 	CodeTemporarilyUnavailable = "temporarily_unavailable"
@@ -64,6 +68,9 @@ type Error struct {
 	BasicChallenge bool
 	// RetryAfter is the wait before the next attempt (KindRateLimited).
 	RetryAfter time.Duration
+	// DPoPNonce, when set, is the DPoP-Nonce header of the answer (RFC
+	// 9449 §8).
+	DPoPNonce string
 	// cause is logged, never shown (KindServer).
 	cause error
 }

@@ -31,8 +31,8 @@ type issuance struct {
 	jti       string
 	discarded bool
 	// jkt is the thumbprint of the DPoP key the token is bound to, once
-	// the proof was checked.
-	jkt string
+	// the proof was checked, and dpopNonce the nonce to answer with it.
+	jkt, dpopNonce string
 }
 
 // record is the audit record of the decision that ended in err.

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"github.com/typeward/typeward/internal/nonce"
 	"github.com/typeward/typeward/verify/dpop"
 	"log/slog"
 	"time"
@@ -26,7 +27,10 @@ type Service struct {
 	Verifier     TokenVerifier
 	// DPoP checks the token requests' DPoP proofs (RFC 9449); nil refuses
 	// them.
-	DPoP        *dpop.Checker
+	DPoP *dpop.Checker
+	// DPoPNonces, when set, requires a server nonce in every DPoP proof
+	// (RFC 9449 §8, serve --dpop-nonce); nil accepts proofs without one.
+	DPoPNonces  nonce.Store
 	Revocations Revocations
 	Clients     Clients
 	Limiter     RateLimiter

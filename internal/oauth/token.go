@@ -25,6 +25,9 @@ type TokenResponse struct {
 	RefreshToken         string                       `json:"refresh_token,omitempty"`
 	AuthorizationDetails []verify.AuthorizationDetail `json:"authorization_details,omitempty"`
 	Warnings             []verdict.Issue              `json:"warnings,omitempty"`
+	// DPoPNonce is the answer's DPoP-Nonce header (RFC 9449 §8), set
+	// while nonces are required.
+	DPoPNonce string `json:"-"`
 }
 
 // Token runs the token endpoint for a request's form and Authorization
@@ -95,6 +98,7 @@ func (s *Service) issue(ctx context.Context, form url.Values, authorization stri
 		}
 	}
 	resp = answer(m, g, a.check.issues)
+	resp.DPoPNonce = in.dpopNonce
 	resp.RefreshToken = a.refreshToken
 	return in, resp, nil
 }

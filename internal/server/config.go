@@ -95,6 +95,7 @@ const (
 	EnvCIMDCAFile          = "TYPEWARD_CIMD_CA_FILE"
 	EnvCIMDAllowLoopback   = "TYPEWARD_CIMD_ALLOW_LOOPBACK"
 	EnvCIMDTrustedDomains  = "TYPEWARD_CIMD_TRUSTED_DOMAINS"
+	EnvDPoPNonce           = "TYPEWARD_DPOP_NONCE"
 	// Secrets: environment only.
 	EnvKEK               = "TYPEWARD_KEY_ENCRYPTION_KEY"
 	EnvPepper            = "TYPEWARD_CLIENT_SECRET_PEPPER"
@@ -136,6 +137,9 @@ type Config struct {
 	// CIBAInterval is the least time between two polls of one
 	// backchannel authentication request.
 	CIBAInterval time.Duration
+	// DPoPNonce requires a server nonce in every DPoP proof at the token
+	// endpoint (RFC 9449 §8).
+	DPoPNonce bool
 	// RefreshIdle ends a refresh token unused this long; RefreshLifetime
 	// ends its family whatever its use (the person consents again).
 	RefreshIdle, RefreshLifetime time.Duration
@@ -234,6 +238,7 @@ func (c *Config) bind(b *binder) {
 	b.str(&c.CIMDCAFile, "cimd-ca-file", EnvCIMDCAFile, "", "PEM `file` of the only CAs trusted when fetching client ID metadata documents (tests; default the system roots)")
 	b.boolean(&c.CIMDAllowLoopback, "cimd-allow-loopback", EnvCIMDAllowLoopback, false, "let client ID metadata documents come from loopback addresses (tests only; private addresses stay refused)")
 	b.list(&c.CIMDTrustedDomains, "cimd-trusted-domains", EnvCIMDTrustedDomains, "comma-separated `domains`: client ID metadata documents only from these hosts and their subdomains (default any public host)")
+	b.boolean(&c.DPoPNonce, "dpop-nonce", EnvDPoPNonce, false, "require a server nonce in every DPoP proof at the token endpoint (RFC 9449 §8; use_dpop_nonce and DPoP-Nonce), shared by the replicas")
 	b.duration(&c.RequestTimeout, "request-timeout", EnvRequestTimeout, DefaultRequestTimeout, "server-side deadline of every request, 1s to 25s; past it the answer is 503")
 }
 

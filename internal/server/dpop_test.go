@@ -385,3 +385,49 @@ func BenchmarkTokenEndpointDPoP(b *testing.B) {
 		})
 	}
 }
+
+// serve --dpop-nonce on two replicas of one database: a nonce one hands
+// out (DPoP-Nonce, with use_dpop_nonce) is accepted by the other, which
+// answers its token with a DPoP-Nonce too.
+func TestDPoPNonceSharedByReplicas(t *testing.T) {
+	nonces := func(c *server.Config) { c.DPoPNonce = true }
+	a := start(t, database, nonces)
+	b := start(t, database, func(c *server.Config) { a.replica(c); nonces(c) })
+	admin := a.adminToken()
+	registerExamples(t, a, admin)
+	c := a.createClient(admin, map[string]any{"client_name": "dpop", "allowed_tools": []string{"*"}, "allowed_audiences": []string{routerAud}})
+	cl := dpoptest.NewClient(t, "ES256")
+	tokenURL := a.cfg.Issuer + "/oauth2/token" // the replicas' one issuer
+	post := func(h *harness, nonce string) (*http.Response, []byte) {
+		proof := cl.Proof(t, "POST", tokenURL, "", time.Now(), func(_, claims map[string]any) {
+			if nonce != "" {
+				claims["nonce"] = nonce
+			}
+		})
+		form := url.Values{"grant_type": {"client_credentials"}, "resource": {routerAud},
+			"authorization_details": {compositionDetails(t, "../../examples/pipeline-valid.json")}}
+		req, _ := http.NewRequest(http.MethodPost, h.base+"/oauth2/token", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth(c.ID, c.Secret)
+		req.Header.Set(dpop.Header, proof)
+		resp, err := h.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, body
+	}
+	resp, body := post(a, "")
+	nonce := resp.Header.Get("DPoP-Nonce")
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `"use_dpop_nonce"`) || nonce == "" {
+		t.Fatalf("without a nonce at replica a: %d %s, DPoP-Nonce %q", resp.StatusCode, body, nonce)
+	}
+	resp, body = post(b, nonce)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"token_type":"DPoP"`) || resp.Header.Get("DPoP-Nonce") == "" {
+		t.Fatalf("a's nonce at replica b: %d %s, DPoP-Nonce %q", resp.StatusCode, body, resp.Header.Get("DPoP-Nonce"))
+	}
+	if resp, body = post(b, "not-a-nonce-of-ours"); resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `"use_dpop_nonce"`) {
+		t.Errorf("a nonce never issued: %d %s", resp.StatusCode, body)
+	}
+}

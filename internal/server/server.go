@@ -202,6 +202,9 @@ func (s *Server) wire(ctx context.Context) error {
 		Backchannel: oauth.Backchannel{Store: st.approvals, Interval: cfg.CIBAInterval, MinExpiry: cfg.CIBAMinExpiry},
 		Grants:      oauth.Grants{Store: st.grants, IdleLifetime: cfg.RefreshIdle, AbsoluteLifetime: cfg.RefreshLifetime},
 	}
+	if cfg.DPoPNonce {
+		svc.DPoPNonces = st.nonces
+	}
 	// Every registry change, local or from another replica, reaches both
 	// caches that depend on the registry.
 	s.changes = &changeFanout{cache: s.cache, svc: svc}

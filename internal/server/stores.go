@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/typeward/typeward/internal/nonce"
 	"github.com/typeward/typeward/verify/dpop"
 	"log/slog"
 	"os"
@@ -30,8 +31,10 @@ type stores struct {
 	registry registry.Store
 	clients  clients.Store
 	replay   clients.ReplayStore
-	// proofs remembers the token endpoint's DPoP proofs, in replay's table.
+	// proofs remembers the token endpoint's DPoP proofs, in replay's table;
+	// nonces are its DPoP nonces (serve --dpop-nonce).
 	proofs      dpop.Replay
+	nonces      nonce.Store
 	revocations revocation.Store
 	audit       audit.Store
 	keys        keys.Store
@@ -60,7 +63,7 @@ func openMemory() (*stores, error) {
 	cs := memory.NewClients()
 	replay := memory.NewAssertionReplay()
 	return &stores{
-		registry: reg, clients: cs, registrations: memory.NewRegistrations(cs), replay: replay, proofs: memory.NewProofReplay(replay, nil),
+		registry: reg, clients: cs, registrations: memory.NewRegistrations(cs), replay: replay, proofs: memory.NewProofReplay(replay, nil), nonces: memory.NewDPoPNonces(),
 		revocations: memory.NewRevocations(), audit: memory.NewAudit(MemoryAuditCapacity),
 		keys: memory.NewKeys(), approvals: memory.NewApprovals(), grants: memory.NewGrants(), users: memory.NewUsers(), resources: memory.NewResources(), kek: kek, hasher: clients.NewRandomHasher(), watch: reg.Watch,
 	}, nil
@@ -108,7 +111,7 @@ func newPostgresStores(db *postgres.DB, kek *keys.KEK, hasher *clients.Hasher) *
 	reg := postgres.NewRegistry(db)
 	return &stores{
 		registry: reg, clients: postgres.NewClients(db), registrations: postgres.NewRegistrations(db), replay: postgres.NewAssertionReplay(db),
-		proofs: postgres.NewProofReplay(db, nil), revocations: postgres.NewRevocations(db), audit: postgres.NewAudit(db),
+		proofs: postgres.NewProofReplay(db, nil), nonces: postgres.NewDPoPNonces(db), revocations: postgres.NewRevocations(db), audit: postgres.NewAudit(db),
 		keys: postgres.NewKeys(db), approvals: postgres.NewApprovals(db), grants: postgres.NewGrants(db), users: postgres.NewUsers(db), resources: postgres.NewResources(db), kek: kek, hasher: hasher, db: db, watch: reg.Watch,
 	}
 }

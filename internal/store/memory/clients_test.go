@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/nonce"
 	"github.com/typeward/typeward/internal/store/memory"
 	"github.com/typeward/typeward/internal/store/storetest"
 	"github.com/typeward/typeward/verify/dpop"
@@ -23,4 +24,8 @@ func TestProofReplayConformance(t *testing.T) {
 		assertions := memory.NewAssertionReplay()
 		return memory.NewProofReplay(assertions, now), assertions
 	})
+}
+
+func TestDPoPNoncesConformance(t *testing.T) {
+	storetest.RunDPoPNonces(t, func(*testing.T) nonce.Store { return memory.NewDPoPNonces() })
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/typeward/typeward/internal/clients"
+	"github.com/typeward/typeward/internal/nonce"
 	"github.com/typeward/typeward/internal/store/postgres"
 	"github.com/typeward/typeward/internal/store/postgres/pgtest"
 	"github.com/typeward/typeward/internal/store/storetest"
@@ -75,5 +76,13 @@ func TestProofReplayConformance(t *testing.T) {
 	storetest.RunProofReplay(t, func(t *testing.T, now func() time.Time) (dpop.Replay, clients.ReplayStore) {
 		db, _ := pgtest.New(t)
 		return postgres.NewProofReplay(db, now), postgres.NewAssertionReplay(db)
+	})
+}
+
+func TestDPoPNoncesConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunDPoPNonces(t, func(t *testing.T) nonce.Store {
+		db, _ := pgtest.New(t)
+		return postgres.NewDPoPNonces(db)
 	})
 }
