@@ -1,7 +1,9 @@
 package schemaview
 
 import (
+	"encoding/json"
 	"maps"
+	"math/big"
 	"slices"
 )
 
@@ -76,6 +78,7 @@ func (v View) Guaranteed(subs []Sub, given ...string) map[string]bool {
 			}
 		}
 	}
+	closedNames(subs, out)
 	for grown := true; grown; {
 		grown = false
 		for _, s := range subs {
@@ -99,4 +102,30 @@ func (v View) Guaranteed(subs []Sub, given ...string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// closedNames adds to out the names of a closed sub (additionalProperties
+// false, no patternProperties) when the objects must have at least as many
+// properties as it declares: every declared name is then present.
+func closedNames(subs []Sub, out map[string]bool) {
+	least := 0
+	for _, s := range subs {
+		if k, ok := s.M["minProperties"].(json.Number); ok {
+			if r, ok := new(big.Rat).SetString(string(k)); ok && r.IsInt() && r.Num().IsInt64() && int(r.Num().Int64()) > least {
+				least = int(r.Num().Int64())
+			}
+		}
+	}
+	if least == 0 {
+		return
+	}
+	for _, s := range subs {
+		props, _ := s.M["properties"].(map[string]any)
+		if _, patterns := s.M["patternProperties"]; patterns || s.M["additionalProperties"] != false || len(props) == 0 || least < len(props) {
+			continue
+		}
+		for name := range props {
+			out[name] = true
+		}
+	}
 }

@@ -222,6 +222,12 @@ func TestGuaranteed(t *testing.T) {
 		{"dependentRequired closure", `{"required":["a"],"dependentRequired":{"a":["b"],"b":["c"],"z":["y"]}}`, []string{"a", "b", "c"}},
 		{"draft-07 dependencies lists", `{"$schema":"http://json-schema.org/draft-07/schema#","required":["a"],"dependencies":{"a":["b"],"b":{"required":["q"]}}}`, []string{"a", "b"}},
 		{"draft-07 ignores dependentRequired", `{"$schema":"http://json-schema.org/draft-07/schema#","required":["a"],"dependentRequired":{"a":["b"]}}`, []string{"a"}},
+		// Before, a closed object as large as its declared names guaranteed none.
+		{"closed and full", `{"properties":{"a":{},"b":{}},"additionalProperties":false,"minProperties":2,"dependentRequired":{"b":["c"]}}`, []string{"a", "b", "c"}},
+		{"closed, one short", `{"properties":{"a":{},"b":{}},"additionalProperties":false,"minProperties":1}`, nil},
+		{"patterns open it", `{"properties":{"a":{},"b":{}},"patternProperties":{"^x":{}},"additionalProperties":false,"minProperties":2}`, nil},
+		{"open", `{"properties":{"a":{},"b":{}},"minProperties":2}`, nil},
+		{"a count written 1.0", `{"properties":{"a":{}},"additionalProperties":false,"minProperties":1.0}`, []string{"a"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := load(t, tc.doc)
