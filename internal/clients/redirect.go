@@ -3,6 +3,7 @@ package clients
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -16,15 +17,26 @@ const (
 // ValidateRedirectURI accepts what OAuth 2.1 §2.3.1 and RFC 8252 allow a
 // redirect URI to be: an absolute https URI, or an http URI on a loopback
 // host (127.0.0.1, [::1], localhost: a native app's port varies, RFC 8252
-// §7.3); never a fragment (OAuth 2.1 §2.3), never user information (which
-// makes a URI read as another host), at most 2048 bytes.
+// §7.3); printable ASCII, its host a DNS name or an IP address; never a
+// fragment (OAuth 2.1 §2.3), never user information (which makes a URI
+// read as another host), at most 2048 bytes.
 func ValidateRedirectURI(s string) error {
 	if len(s) > maxRedirectURILen {
 		return fmt.Errorf("is longer than %d characters", maxRedirectURILen)
 	}
+	if i := strings.IndexFunc(s, func(r rune) bool { return r <= ' ' || r >= 0x7f }); i >= 0 {
+		// A URI is printable ASCII (RFC 3986 §2): anything else, a bidi
+		// override above all, makes the consent page show another host.
+		return fmt.Errorf("holds %q at byte %d: a URI is printable ASCII (percent-encode the rest)", []rune(s[i:])[0], i)
+	}
 	u, err := url.Parse(s)
 	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
 		return fmt.Errorf("is not an absolute URI with a host")
+	}
+	if !hostName(u.Hostname()) {
+		// The host is shown as where the answer goes and joins the consent
+		// page's form-action: a ';' there would end the directive.
+		return fmt.Errorf("has host %q, which is neither a DNS name nor an IP address", u.Hostname())
 	}
 	if strings.Contains(s, "#") {
 		return fmt.Errorf("has a fragment, which a redirect URI may not have")
@@ -41,6 +53,23 @@ func ValidateRedirectURI(s string) error {
 		return fmt.Errorf("has scheme %q: want https, or http on a loopback host", u.Scheme)
 	}
 	return nil
+}
+
+// hostName accepts a DNS name of letters, digits, '-' and '.' (IDNs in
+// their A-label form), or an IP address without a zone.
+func hostName(h string) bool {
+	if h == "" {
+		return false
+	}
+	if a, err := netip.ParseAddr(h); err == nil {
+		return a.Zone() == "" // a zone is this machine's interface name
+	}
+	for _, r := range h {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // IsLoopbackHost reports whether host (without port or brackets) is one
@@ -64,7 +93,8 @@ func MatchRedirectURI(registered []string, got string) bool {
 		}
 	}
 	g, err := url.Parse(got)
-	if err != nil || g.Scheme != "http" || !IsLoopbackHost(g.Hostname()) || strings.Contains(got, "#") || g.User != nil {
+	// url.Parse lower-cases the scheme: "HTTP://" is not what was registered.
+	if err != nil || !strings.HasPrefix(got, "http://") || !IsLoopbackHost(g.Hostname()) || strings.Contains(got, "#") || g.User != nil {
 		return false
 	}
 	for _, r := range registered {

@@ -33,6 +33,7 @@ func TestMatchRedirectURI(t *testing.T) {
 		{"http://[::1]:1/cb", true},
 		{"http://localhost:1234/l", true},
 		{"http://127.0.0.1:notaport/callback", false},
+		{"HTTP://127.0.0.1:53124/callback", false}, // byte for byte but the port
 		{"", false},
 	} {
 		if got := clients.MatchRedirectURI(reg, tc.uri); got != tc.want {

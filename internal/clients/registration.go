@@ -76,6 +76,8 @@ func (r *Registration) Validate() error {
 		add("/client_name", "is longer than %d characters", maxNameLen)
 	case strings.ContainsFunc(name, unicode.IsControl):
 		add("/client_name", "contains a control character")
+	case strings.ContainsFunc(name, invisible):
+		add("/client_name", "contains an invisible formatting character (a bidi override, a zero-width or line separator)")
 	}
 
 	if !r.Approval.Valid() {

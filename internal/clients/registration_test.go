@@ -85,6 +85,19 @@ func TestRegistrationValidate(t *testing.T) {
 			},
 		},
 		{
+			"redirect URIs the consent page would show as another host",
+			clients.Registration{ClientName: "host", TokenEndpointAuthMethod: clients.None, AllowedTools: tools, AllowedAudiences: auds,
+				RedirectURIs: []string{"https://bank.example\u202e.evil.example/cb", "https://evil.example;frame-ancestors/cb",
+					"https://[fe80::1%25en0]/cb", "https://host.example/\u202ecb", "https://host.example/cb?x= y"}},
+			[]clients.Problem{
+				{"/redirect_uris/0", `"https://bank.example\u202e.evil.example/cb" holds '\u202e' at byte 20: a URI is printable ASCII (percent-encode the rest)`},
+				{"/redirect_uris/1", `"https://evil.example;frame-ancestors/cb" has host "evil.example;frame-ancestors", which is neither a DNS name nor an IP address`},
+				{"/redirect_uris/2", `"https://[fe80::1%25en0]/cb" has host "fe80::1%en0", which is neither a DNS name nor an IP address`},
+				{"/redirect_uris/3", `"https://host.example/\u202ecb" holds '\u202e' at byte 21: a URI is printable ASCII (percent-encode the rest)`},
+				{"/redirect_uris/4", `"https://host.example/cb?x= y" holds ' ' at byte 26: a URI is printable ASCII (percent-encode the rest)`},
+			},
+		},
+		{
 			"too many redirect URIs",
 			clients.Registration{ClientName: "host", AllowedTools: tools, AllowedAudiences: auds, RedirectURIs: manyRedirects(21)},
 			[]clients.Problem{{"/redirect_uris", "has more than 20 entries"}},
@@ -144,6 +157,16 @@ func TestRegistrationValidate(t *testing.T) {
 			"bad names",
 			clients.Registration{ClientName: "line\nbreak", AllowedScopes: []string{clients.AdminScope}},
 			[]clients.Problem{{"/client_name", "contains a control character"}},
+		},
+		{
+			"a name a bidi override turns around",
+			clients.Registration{ClientName: "Desk Host \u202etxt.exe", AllowedScopes: []string{clients.AdminScope}},
+			[]clients.Problem{{"/client_name", "contains an invisible formatting character (a bidi override, a zero-width or line separator)"}},
+		},
+		{
+			"a zero-width joiner",
+			clients.Registration{ClientName: "Desk\u200dHost", AllowedScopes: []string{clients.AdminScope}},
+			[]clients.Problem{{"/client_name", "contains an invisible formatting character (a bidi override, a zero-width or line separator)"}},
 		},
 		{
 			"jwt client without jwks",
