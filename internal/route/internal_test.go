@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/typeward/typeward/verify/strictjson"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -226,4 +227,54 @@ func TestResumeStateBounded(t *testing.T) {
 	if _, ok := cv.resumes(peer{session: "s", client: "other"}, "ev-99"); ok {
 		t.Error("another client resumes the stream")
 	}
+}
+
+// chunked returns at most n bytes a Read: an answer arriving in pieces.
+type chunked struct {
+	data []byte
+	n    int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	k := min(c.n, len(p), len(c.data))
+	copy(p, c.data[:k])
+	c.data = c.data[k:]
+	return k, nil
+}
+
+// FuzzEventReader: reading an SSE stream as it arrives, in pieces of any
+// size, finds the events reading it whole finds (a CR at a piece's end,
+// a BOM, a last event without its blank line) and never panics.
+func FuzzEventReader(f *testing.F) {
+	for _, s := range []string{"data: a\n\n", "data: a\r\rdata: b\r\r", "\ufeffdata: x\r\n\r\n", "id: 1\nretry: 5\ndata: \n\n", "data: a\ndata: b", ": c\n\ndata\n\n"} {
+		f.Add(s, uint8(1))
+		f.Add(s, uint8(7))
+	}
+	f.Fuzz(func(t *testing.T, body string, n uint8) {
+		l := newLimiter(1, 1, 1<<40)
+		er := newEventReader(&chunked{data: []byte(body), n: int(n%16) + 1}, l.unslotted(), 1<<20, 0)
+		var got []sseEvent
+		for {
+			evs, err := er.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, evs...)
+		}
+		want := splitEvents([]byte(body))
+		if len(got) != len(want) {
+			t.Fatalf("%q in pieces of %d: %d events, whole %d", body, n%16+1, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].data != want[i].data || got[i].hasData != want[i].hasData || strings.Join(got[i].fields, "|") != strings.Join(want[i].fields, "|") {
+				t.Fatalf("%q event %d: %+v, whole %+v", body, i, got[i], want[i])
+			}
+		}
+	})
 }

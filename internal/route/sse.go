@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -113,7 +114,8 @@ type eventReader struct {
 	read  int64
 	held  int64 // bytes charged to tk for the blocks not yet given out
 	buf   []byte
-	scan  int // buf[:scan] holds no complete line end
+	off   int // buf[:off] was given out
+	scan  int // buf[off:scan] holds no line end still to look at
 	line  int // where the current line starts
 	first bool
 	eof   bool
@@ -138,14 +140,14 @@ func (er *eventReader) next() ([]sseEvent, error) {
 			return er.parse(block), nil
 		}
 		if er.eof {
-			if len(er.buf) == 0 {
+			if er.off == len(er.buf) {
 				return nil, io.EOF
 			}
-			block := er.buf
-			er.buf, er.scan, er.line = nil, 0, 0
+			block := er.buf[er.off:]
+			er.off, er.scan, er.line = len(er.buf), len(er.buf), len(er.buf)
 			return er.parse(block), nil
 		}
-		if int64(len(er.buf)) > er.limit {
+		if int64(len(er.buf)-er.off) > er.limit {
 			return nil, fmt.Errorf("%w: an event of more than %d bytes", errStreamTooLarge, er.limit)
 		}
 		step := int64(readChunk)
@@ -158,11 +160,15 @@ func (er *eventReader) next() ([]sseEvent, error) {
 		if err := er.tk.charge(step); err != nil {
 			return nil, err
 		}
-		chunk := make([]byte, step)
-		n, err := er.rd.Read(chunk)
+		er.compact()
+		if cap(er.buf) == len(er.buf) {
+			er.buf = slices.Grow(er.buf, int(step))
+		}
+		room := min(int(step), cap(er.buf)-len(er.buf))
+		n, err := er.rd.Read(er.buf[len(er.buf) : len(er.buf)+room])
 		er.tk.uncharge(step - int64(n))
 		er.held += int64(n)
-		er.buf = append(er.buf, chunk[:n]...)
+		er.buf = er.buf[:len(er.buf)+n]
 		er.read += int64(n)
 		if errors.Is(err, io.EOF) {
 			er.eof = true
@@ -170,6 +176,19 @@ func (er *eventReader) next() ([]sseEvent, error) {
 			return nil, err
 		}
 	}
+}
+
+// compact moves what is left of the buffer to its start, once blocks were
+// taken off it: each byte is moved at most once per read.
+func (er *eventReader) compact() {
+	if er.off == 0 {
+		return
+	}
+	n := copy(er.buf, er.buf[er.off:])
+	er.buf = er.buf[:n]
+	er.scan -= er.off
+	er.line -= er.off
+	er.off = 0
 }
 
 // cut takes the next complete block off the buffer.
@@ -194,9 +213,8 @@ func (er *eventReader) cut() ([]byte, bool) {
 		empty := i == er.line
 		er.scan, er.line = end, end
 		if empty {
-			block := er.buf[:end]
-			er.buf = append([]byte(nil), er.buf[end:]...)
-			er.scan, er.line = 0, 0
+			block := er.buf[er.off:end]
+			er.off = end
 			return block, true
 		}
 	}
