@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -108,6 +109,16 @@ type List struct {
 	Static []Resource
 	Store  Store
 	Issuer string
+	// TTL, when positive, is how long the store's list is trusted: every
+	// lookup of a host reads it, and a store round trip per token request
+	// would cost more than the rest. Changes made through this List apply
+	// at once; another replica's within TTL.
+	TTL time.Duration
+	Now func() time.Time
+
+	mu     sync.Mutex
+	stored []Resource
+	readAt time.Time
 }
 
 // ParseStatic reads --resources: comma-separated URIs.
@@ -132,7 +143,7 @@ func (l *List) All(ctx context.Context) ([]Resource, error) {
 	if l.Store == nil {
 		return out, nil
 	}
-	stored, err := l.Store.List(ctx)
+	stored, err := l.read(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +153,36 @@ func (l *List) All(ctx context.Context) ([]Resource, error) {
 		}
 	}
 	return out, nil
+}
+
+// read is the store's list, from memory while younger than TTL.
+func (l *List) read(ctx context.Context) ([]Resource, error) {
+	now := time.Now
+	if l.Now != nil {
+		now = l.Now
+	}
+	l.mu.Lock()
+	if l.TTL > 0 && !l.readAt.IsZero() && now().Sub(l.readAt) < l.TTL {
+		defer l.mu.Unlock()
+		return l.stored, nil
+	}
+	l.mu.Unlock()
+	at := now()
+	stored, err := l.Store.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.stored, l.readAt = stored, at
+	l.mu.Unlock()
+	return stored, nil
+}
+
+// forget drops the cached list after a change made here.
+func (l *List) forget() {
+	l.mu.Lock()
+	l.readAt = time.Time{}
+	l.mu.Unlock()
 }
 
 // Has reports whether uri is one of the protected resources (compared as
@@ -175,6 +216,7 @@ func (l *List) Add(ctx context.Context, r Resource, now time.Time) (Resource, er
 	if err := l.Store.Add(ctx, r); err != nil {
 		return Resource{}, err
 	}
+	l.forget()
 	return r, nil
 }
 
@@ -183,5 +225,6 @@ func (l *List) Delete(ctx context.Context, uri string) error {
 	if slices.ContainsFunc(l.Static, func(s Resource) bool { return s.URI == uri }) {
 		return fmt.Errorf("%w: %q is listed by --resources; remove it there", ErrInvalid, uri)
 	}
+	defer l.forget()
 	return l.Store.Delete(ctx, uri)
 }

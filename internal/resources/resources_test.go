@@ -79,3 +79,32 @@ func TestListJoinsStaticAndStored(t *testing.T) {
 		t.Error("a resource listed twice in --resources was accepted")
 	}
 }
+
+// TestListTTL: with a TTL the store's list is read once per TTL; changes
+// through the List apply at once, another writer's within the TTL.
+func TestListTTL(t *testing.T) {
+	ctx := context.Background()
+	store := memory.NewResources()
+	now := time.Now()
+	l := &resources.List{Store: store, Issuer: issuer, TTL: 10 * time.Second, Now: func() time.Time { return now }}
+	if all, _ := l.All(ctx); len(all) != 0 {
+		t.Fatal(all)
+	}
+	if _, err := l.Add(ctx, resources.Resource{URI: "https://a.example/mcp"}, now); err != nil {
+		t.Fatal(err)
+	}
+	if all, _ := l.All(ctx); len(all) != 1 {
+		t.Fatalf("a resource added through the list is not seen at once: %v", all)
+	}
+	// Another replica's change.
+	if err := store.Add(ctx, resources.Resource{URI: "https://b.example/mcp", Name: "b", CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	if all, _ := l.All(ctx); len(all) != 1 {
+		t.Fatalf("the list was read again within its TTL: %v", all)
+	}
+	now = now.Add(11 * time.Second)
+	if all, _ := l.All(ctx); len(all) != 2 {
+		t.Fatalf("another writer's resource is not seen after the TTL: %v", all)
+	}
+}

@@ -16,6 +16,10 @@ import (
 func (s *Server) hostClients() (*hosts.Clients, error) {
 	static, _ := resources.ParseStatic(s.cfg.Resources, s.cfg.Issuer) // validated by ParseConfig
 	s.resources = &resources.List{Static: static, Store: s.stores.resources, Issuer: s.cfg.Issuer}
+	if !s.cfg.Embedded() {
+		// Read on every host lookup: trusted as long as client records are.
+		s.resources.TTL = clientCacheTTL
+	}
 	s.documents = cimd.New(cimd.Config{RootCAs: s.cfg.CIMDRoots, AllowLoopback: s.cfg.CIMDAllowLoopback,
 		TrustedDomains: s.cfg.CIMDTrustedDomains})
 	limiter, err := oauth.NewRegistrationLimiter()
