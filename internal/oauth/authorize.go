@@ -171,8 +171,18 @@ func (s *Service) Authorize(ctx context.Context, q url.Values) (*Authorization, 
 		if e.Kind == KindServer || e.Kind == KindUnavailable || e.Kind == KindCanceled {
 			return e // the page's 500 or 503, its cause logged
 		}
-		p := url.Values{"error": {e.Code}, "error_description": {e.Description}}
-		return &grant.RequestError{Code: e.Code, Description: e.Description, Redirect: authorizationResponse(redirect, state, s.Issuer, p)}
+		code := e.Code
+		if e.Kind == KindRateLimited {
+			code = CodeTemporarilyUnavailable // RFC 6749 §4.1.2.1's word for it
+		}
+		p := url.Values{"error": {code}, "error_description": {e.Description}}
+		return &grant.RequestError{Code: code, Description: e.Description, Redirect: authorizationResponse(redirect, state, s.Issuer, p)}
+	}
+	// Each request may validate a composition for anyone who knows a
+	// client id: the requests of one client are limited, in a bucket of
+	// their own (a flood of them never spends the client's tokens).
+	if err := s.allowCall("authorization", client); err != nil {
+		return nil, back(AsError(err))
 	}
 	if err := checkForm(q); err != nil {
 		return nil, back(AsError(err))

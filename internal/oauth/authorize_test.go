@@ -203,6 +203,29 @@ func TestAuthorizeWhatAHostAsksFor(t *testing.T) {
 	}
 }
 
+// The authorization requests of one client are limited (the composition
+// each may validate costs the server, and anyone may send them), in a
+// bucket of their own: past it they go back as temporarily_unavailable,
+// and the client's token requests are untouched.
+func TestAuthorizeRateLimited(t *testing.T) {
+	f := newCodeFixture(t)
+	ctx := context.Background()
+	code := f.consent(t, authQuery()).Get("code") // the burst's first request
+	for i := 1; i < testBurst; i++ {
+		if _, err := f.svc.Authorize(ctx, authQuery()); err != nil {
+			t.Fatalf("request %d within the burst: %v", i, err)
+		}
+	}
+	_, err := f.svc.Authorize(ctx, authQuery())
+	var re *grant.RequestError
+	if !errors.As(err, &re) || re.Code != CodeTemporarilyUnavailable || !strings.Contains(re.Redirect, "error=temporarily_unavailable") {
+		t.Fatalf("past the burst: %v", err)
+	}
+	if _, err := f.redeem("client_id", "pub", "code", code, "code_verifier", testVerifier, "redirect_uri", pubRedirect); err != nil {
+		t.Errorf("the spent authorization bucket refused the client's token request: %v", err)
+	}
+}
+
 func TestConsentRefusals(t *testing.T) {
 	f := newCodeFixture(t)
 	ctx := context.Background()
