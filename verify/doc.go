@@ -27,6 +27,12 @@
 // signature), all of which verify. A router that denies tokens must deny
 // by jti ([Claims].ID), never by the token string or its hash.
 //
+// A token bound to a client's key (DPoP, RFC 9449: cnf.jkt) is accepted
+// only as "Authorization: DPoP" with a proof of that key for the request
+// ([Verifier.VerifyRequest], package dpop): a copied token is useless
+// without the key. A bound token sent as Bearer is refused with a DPoP
+// challenge.
+//
 // [Verifier.Middleware] does all of it for a net/http handler, answering
 // 401 with an RFC 6750 WWW-Authenticate challenge for a missing or invalid
 // token and 403 insufficient_scope for a tool outside the token.

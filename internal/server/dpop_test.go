@@ -225,6 +225,7 @@ func TestDPoPThroughTheRouterWithOAuth4WebAPI(t *testing.T) {
 				t.Errorf("upstream: %d calls, saw the client's credentials: %v", e.up.calls, e.up.sawCredentials())
 			}
 			e.checkIntrospectionAndAudit(t, out.AccessToken, claims.JKT)
+			e.checkMetadata(t)
 		})
 	}
 }
@@ -261,6 +262,26 @@ func (e *dpopEnv) checkIntrospectionAndAudit(t *testing.T, tok, jkt string) {
 	a := e.h.admin(http.MethodGet, "/admin/v1/issuances?client_id="+url.QueryEscape(e.client.ID), e.h.adminToken(), nil)
 	if a.status != http.StatusOK || !strings.Contains(string(a.body), `"dpop_jkt":"`+jkt+`"`) {
 		t.Errorf("audit log %d %s, want dpop_jkt %s", a.status, a.body, jkt)
+	}
+}
+
+// checkMetadata: typeward's RFC 8414 and the router's RFC 9728 metadata
+// list the DPoP algorithms.
+func (e *dpopEnv) checkMetadata(t *testing.T) {
+	t.Helper()
+	for _, u := range []string{e.h.base + "/.well-known/oauth-authorization-server", strings.Replace(e.resource, "/mcp", "/.well-known/oauth-protected-resource/mcp", 1)} {
+		resp, err := e.h.http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			Algs []string `json:"dpop_signing_alg_values_supported"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&m)
+		resp.Body.Close()
+		if err != nil || strings.Join(m.Algs, " ") != "ES256 EdDSA RS256" {
+			t.Errorf("%s: dpop_signing_alg_values_supported %v, %v", u, m.Algs, err)
+		}
 	}
 }
 
