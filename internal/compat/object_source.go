@@ -27,6 +27,13 @@ func (r *run) srcRequired(s view) map[string]bool {
 // name). declared is false when no conjunct says anything beyond `true`
 // about the name.
 func (r *run) srcProp(s view, name string) (view, bool) {
+	if g, ok := r.srcForbids(s, name); ok {
+		// No object of the source has the member: its value schema is
+		// false (the source stays what it is, the member is never there).
+		// Its pointer, the negated required list, is no subschema's, so no
+		// cache keyed by pointers confuses it with one.
+		return viewOf(node{v: false, ptr: g.ptr + "/required", synthetic: true}), true
+	}
 	var nodes []node
 	declared := false
 	sv := r.srcView()
@@ -106,6 +113,30 @@ func (r *run) srcUnevaluatedRest(s view, n node) (node, bool) {
 		}
 	}
 	return u, true
+}
+
+// srcForbids finds a negation of s that is exactly {required: [name]}
+// (beside, at most, type object): no object of s has the member name.
+func (r *run) srcForbids(s view, name string) (node, bool) {
+	for _, g := range s.neg {
+		if g.synthetic || g.m == nil {
+			continue
+		}
+		req, _ := g.m["required"].([]any)
+		if len(req) != 1 || req[0] != name {
+			continue
+		}
+		only := true
+		for k, v := range g.m {
+			if k != "required" && !(k == "type" && v == "object") {
+				only = false
+			}
+		}
+		if only {
+			return g, true
+		}
+	}
+	return node{}, false
 }
 
 // srcNames lists the property names the source declares, sorted.

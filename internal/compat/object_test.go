@@ -1,6 +1,10 @@
 package compat
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/typeward/typeward/internal/verdict"
+)
 
 func TestObjects(t *testing.T) {
 	lbl := Options{SourceLabel: "rows", TargetLabel: "data"}
@@ -150,4 +154,25 @@ func TestBiggerObjectCandidate(t *testing.T) {
 			tgt:  `{"type":"object","maxProperties":1}`,
 			want: []string{`incompatible size_mismatch  /maxProperties: source may have more than 1 properties, the maxProperties of target [witness {"a":1,"az":1} rejected at /maxProperties]`}},
 	})
+}
+
+// TestNegatedRequired: a source negating {required: [a]} has no member a,
+// so a target's constraint on a is vacuous for it (containment negation#32
+// was unknown before); a negation of two names forbids neither.
+func TestNegatedRequired(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "objects without a", src: `{"type":"object","not":{"type":"object","required":["a"]}}`, tgt: `{"type":"object","properties":{"a":false}}`},
+		{name: "a bare negated required", src: `{"type":"object","not":{"required":["a"]}}`, tgt: `{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":true}`},
+		{name: "a required and negated member is empty", src: `{"type":"object","required":["a"],"not":{"required":["a"]}}`, tgt: `false`},
+	})
+	c := NewChecker()
+	for _, p := range [][2]string{
+		{`{"type":"object","not":{"required":["a","b"]}}`, `{"type":"object","properties":{"a":false}}`},
+		{`{"type":"object","not":{"required":["a"],"minProperties":2}}`, `{"type":"object","properties":{"a":false}}`},
+		{`{"type":"object","not":{"not":{"required":["a"]}}}`, `{"type":"object","properties":{"a":false}}`},
+	} {
+		if got := c.Check(Node{mustParse(t, p[0]), ""}, Node{mustParse(t, p[1]), ""}, Options{}); got.Verdict == verdict.Compatible {
+			t.Errorf("%s into %s: compatible, yet a may be there", p[0], p[1])
+		}
+	}
 }
