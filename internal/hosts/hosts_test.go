@@ -33,7 +33,7 @@ type fixture struct {
 	catalog *resources.List
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	ca := cimdtest.NewCA(t)
 	f := &fixture{mux: http.NewServeMux(), store: memory.NewClients()}
 	f.base = ca.Server(t, f.mux).URL
