@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"crypto"
 	"sync"
 	"time"
 )
@@ -10,8 +11,10 @@ import (
 // route's time per tools/call. Verify therefore remembers the tokens it
 // accepted, by their exact string (a token string is malleable, but these
 // bytes were checked), for at most verifiedFor and never past the token's
-// exp: a key withdrawn from the JWKS stops tokens it signed within
-// verifiedFor. At most verifiedEntries are kept.
+// exp, with the key that checked them: each use looks that key up again
+// (a map read, not a signature check), so a key withdrawn from the key
+// source (an emergency rotation, a JWKS without it) stops its tokens at
+// once. At most verifiedEntries are kept.
 const (
 	verifiedFor     = 30 * time.Second
 	verifiedEntries = 4096
@@ -24,23 +27,24 @@ type verifiedCache struct {
 
 type verifiedEntry struct {
 	claims      Claims
+	kid, alg    string
+	key         crypto.PublicKey
 	from, until time.Time
 }
 
-// get is the claims of token, accepted at most verifiedFor before now.
-func (c *verifiedCache) get(token string, now time.Time) (*Claims, bool) {
+// get is the entry of token, accepted at most verifiedFor before now.
+func (c *verifiedCache) get(token string, now time.Time) (verifiedEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[token]
 	if !ok || now.Before(e.from) || !now.Before(e.until) {
-		return nil, false
+		return verifiedEntry{}, false
 	}
-	claims := e.claims // a copy of the struct (its slices are shared, not to be changed)
-	return &claims, true
+	return e, true // e.claims a copy of the struct (its slices are shared, not to be changed)
 }
 
-// put remembers claims of a token accepted at now.
-func (c *verifiedCache) put(token string, claims *Claims, now time.Time) {
+// put remembers claims of a token accepted at now with key (kid, alg).
+func (c *verifiedCache) put(token string, claims *Claims, kid, alg string, key crypto.PublicKey, now time.Time) {
 	until := now.Add(verifiedFor)
 	if claims.ExpiresAt.Before(until) {
 		until = claims.ExpiresAt
@@ -60,5 +64,5 @@ func (c *verifiedCache) put(token string, claims *Claims, now time.Time) {
 			clear(c.m) // all live: start over rather than grow
 		}
 	}
-	c.m[token] = verifiedEntry{claims: *claims, from: now, until: until}
+	c.m[token] = verifiedEntry{claims: *claims, kid: kid, alg: alg, key: key, from: now, until: until}
 }

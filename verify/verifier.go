@@ -192,16 +192,21 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
 		return nil, invalid(ErrMalformed, fmt.Sprintf("token longer than %d bytes", MaxTokenSize))
 	}
 	now := v.cfg.Now()
-	if c, ok := v.ok.get(token, now); ok {
-		return c, nil
+	if e, ok := v.ok.get(token, now); ok && v.stillSigns(ctx, e) {
+		claims := e.claims
+		return &claims, nil
 	}
 	var (
-		wire   wireClaims
-		keyErr error
+		wire      wireClaims
+		keyErr    error
+		kid, alg  string
+		signedKey crypto.PublicKey
 	)
 	tok, err := v.parser.ParseWithClaims(token, &wire, func(t *jwt.Token) (any, error) {
 		key, err := v.key(ctx, t)
 		keyErr = err
+		kid, _ = t.Header["kid"].(string)
+		alg, signedKey = t.Method.Alg(), key
 		return key, err
 	})
 	if keyErr != nil {
@@ -211,8 +216,16 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
 		return nil, v.classify(tok, err)
 	}
 	claims := wire.claims()
-	v.ok.put(token, claims, now)
+	v.ok.put(token, claims, kid, alg, signedKey, now)
 	return claims, nil
+}
+
+// stillSigns reports whether the key that checked a remembered token is
+// still the key source's key of its kid, for its algorithm.
+func (v *Verifier) stillSigns(ctx context.Context, e verifiedEntry) bool {
+	key, alg, err := v.keys.Key(ctx, e.kid)
+	eq, ok := key.(interface{ Equal(crypto.PublicKey) bool })
+	return err == nil && alg == e.alg && ok && eq.Equal(e.key)
 }
 
 // key checks the header and finds the key named by kid, which must be for
