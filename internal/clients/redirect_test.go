@@ -1,6 +1,7 @@
 package clients_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/typeward/typeward/internal/clients"
@@ -69,4 +70,27 @@ func TestAllowsGrant(t *testing.T) {
 			t.Errorf("%v AllowsGrant(%s) = %v", tc.c.GrantTypes, tc.g, got)
 		}
 	}
+}
+
+// FuzzMatchRedirectURI: no panic, and a match is either the registered
+// URI itself or a loopback http one differing at most in its port.
+func FuzzMatchRedirectURI(f *testing.F) {
+	for _, s := range []string{"http://127.0.0.1:5/cb", "https://host.example/cb", "http://[::1]:9/x?y#z", "http://user@127.0.0.1/cb", "http://127.0.0.1:99999/cb"} {
+		f.Add(s)
+	}
+	reg := []string{"http://127.0.0.1/cb", "https://host.example/cb", "http://[::1]/x?y"}
+	f.Fuzz(func(t *testing.T, got string) {
+		if !clients.MatchRedirectURI(reg, got) {
+			return
+		}
+		if got == reg[1] {
+			return
+		}
+		if !strings.HasPrefix(got, "http://127.0.0.1") && !strings.HasPrefix(got, "http://[::1]") {
+			t.Fatalf("%q matched a registered URI", got)
+		}
+		if clients.ValidateRedirectURI(got) != nil && got != reg[0] {
+			t.Fatalf("%q matched but is not a valid redirect URI: %v", got, clients.ValidateRedirectURI(got))
+		}
+	})
 }

@@ -30,7 +30,7 @@ type codeFixture struct {
 	offset atomic.Int64
 }
 
-func newCodeFixture(t *testing.T) *codeFixture {
+func newCodeFixture(t testing.TB) *codeFixture {
 	f := &codeFixture{fixture: newFixture(t)}
 	ticks := auditClock()
 	f.svc.Now = func() time.Time { return ticks().Add(time.Duration(f.offset.Load())) }
@@ -462,4 +462,38 @@ func TestNoRefreshUnlessAsked(t *testing.T) {
 	if err != nil || resp.RefreshToken != "" {
 		t.Fatalf("redeem: %+v, %v", resp, err)
 	}
+}
+
+// FuzzAuthorize feeds the authorization endpoint arbitrary queries: no
+// panic; a refusal is a *grant.RequestError whose redirect, when it has
+// one, is the client's registered redirect URI (plus a port, for
+// loopback) with the error and iss; an accepted request names one too.
+func FuzzAuthorize(f *testing.F) {
+	for _, q := range []url.Values{authQuery(), authQuery("response_type", "token"), authQuery("redirect_uri", "http://127.0.0.1:1/cb#x"),
+		authQuery("scope", "mcp:tool:db_query mcp:composition:stored offline_access"), authQuery("authorization_details", `[{"type":"mcp_composition","composition":{"nodes":[]}}]`, "scope", "")} {
+		f.Add(q.Encode())
+	}
+	fx := newCodeFixture(f)
+	fx.svc.Limiter = nil
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		a, err := fx.svc.Authorize(context.Background(), q)
+		var re *grant.RequestError
+		switch {
+		case err == nil:
+			if to := a.Request().RedirectURI; !strings.HasPrefix(to, "http://127.0.0.1") && to != "https://host.example/cb?x=1" {
+				t.Fatalf("accepted with redirect %q", to)
+			}
+		case errors.As(err, &re):
+			if re.Redirect != "" && !strings.HasPrefix(re.Redirect, "http://127.0.0.1") && !strings.HasPrefix(re.Redirect, "https://host.example/cb?x=1&") {
+				t.Fatalf("an error redirected to %q", re.Redirect)
+			}
+			if re.Redirect != "" && !strings.Contains(re.Redirect, "iss=") {
+				t.Fatalf("an error redirect without iss: %q", re.Redirect)
+			}
+		}
+	})
 }
