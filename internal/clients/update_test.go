@@ -72,3 +72,27 @@ func TestApply(t *testing.T) {
 		t.Errorf("unknown client: %v, want ErrNotFound", err)
 	}
 }
+
+// TestApplyDPoPBound: dpop_bound_access_tokens changes alone, either way.
+func TestApplyDPoPBound(t *testing.T) {
+	ctx := context.Background()
+	store := memory.NewClients()
+	c, _, err := clients.Register(ctx, store, testHasher(t), clients.Registration{ClientName: "etl",
+		AllowedTools: []string{"*"}, AllowedAudiences: []string{"https://r.example/mcp"}, Approval: clients.ApprovalAlways}, time.Now())
+	if err != nil || c.DPoPBound {
+		t.Fatalf("registered %+v, %v; want not DPoP-bound by default", c, err)
+	}
+	for _, bound := range []bool{true, false} {
+		got, err := clients.Apply(ctx, store, c.ID, clients.Update{DPoPBoundAccessTokens: &bound})
+		if err != nil || got.DPoPBound != bound || got.Approval != clients.ApprovalAlways {
+			t.Errorf("Apply(dpop_bound_access_tokens=%v) = %+v, %v", bound, got, err)
+		}
+		if v := clients.ViewOf(got); v.DPoPBoundAccessTokens != bound {
+			t.Errorf("the view says %v", v.DPoPBoundAccessTokens)
+		}
+	}
+	bound := true
+	if _, err := clients.Apply(ctx, store, "nobody", clients.Update{DPoPBoundAccessTokens: &bound}); !errors.Is(err, clients.ErrNotFound) {
+		t.Errorf("unknown client: %v", err)
+	}
+}

@@ -355,6 +355,15 @@ func TestDPoPRouterRefusals(t *testing.T) {
 			if e.up.calls != 1 || e.up.sawCredentials() {
 				t.Errorf("upstream: %d calls (want the one valid), saw credentials %v", e.up.calls, e.up.sawCredentials())
 			}
+			// The admin API's PATCH lifts dpop_bound_access_tokens: a bearer
+			// token again, at once.
+			r = e.h.admin(http.MethodPatch, "/admin/v1/clients/"+e.client.ID, e.h.adminToken(), map[string]any{"dpop_bound_access_tokens": false})
+			if r.status != http.StatusOK || !strings.Contains(string(r.body), `"dpop_bound_access_tokens":false`) {
+				t.Fatalf("PATCH: %d %s", r.status, r.body)
+			}
+			if r := e.token(t); r.status != http.StatusOK || !strings.Contains(string(r.body), `"token_type":"Bearer"`) {
+				t.Errorf("after the PATCH, without a proof: %d %s", r.status, r.body)
+			}
 		})
 	}
 }
