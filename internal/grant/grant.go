@@ -118,6 +118,17 @@ type RefreshToken struct {
 	ExpiresAt time.Time
 	CreatedAt time.Time
 	UsedAt    time.Time
+	// JTI and JTIExpiresAt are of the access token issued with this
+	// refresh token (the code's, for a family's first), which the store
+	// sets: a reuse revokes every one still unexpired.
+	JTI          string
+	JTIExpiresAt time.Time
+}
+
+// Issued is an access token a family's refresh tokens were issued with.
+type Issued struct {
+	JTI       string
+	ExpiresAt time.Time
 }
 
 // Filter selects families to list: by client, by person, or both.
@@ -150,6 +161,10 @@ type Store interface {
 	// when the token was used before or is expired at at, or the family is
 	// revoked or past its lifetime.
 	Rotate(ctx context.Context, hash []byte, at time.Time, next *RefreshToken, jti string, jtiExpires time.Time) error
+	// Issued lists the access tokens the family's refresh tokens were
+	// issued with that are unexpired at at: what a reuse revokes besides
+	// the family.
+	Issued(ctx context.Context, familyID string, at time.Time) ([]Issued, error)
 	// RevokeFamily ends a family (idempotent: the first reason stays), or
 	// ErrNotFound.
 	RevokeFamily(ctx context.Context, id, reason string, at time.Time) error

@@ -231,28 +231,56 @@ func (s *Service) newRefreshToken(f *grant.Family, now time.Time) (string, *gran
 	return secret, &grant.RefreshToken{Hash: hash, FamilyID: f.ID, CreatedAt: now, ExpiresAt: exp}
 }
 
-// revokeIssued revokes an access token and a refresh family: what a
-// replayed code or refresh token had produced. Failures are logged; the
-// request is refused either way.
+// revokeIssued revokes an access token and a refresh family with every
+// access token of it still unexpired: what a replayed code or refresh
+// token had produced (RFC 6749 §4.1.2: all tokens issued from the code).
+// Failures are logged; the request is refused either way.
 func (s *Service) revokeIssued(ctx context.Context, jti string, jtiExpires time.Time, familyID, reason string, now time.Time) {
 	ctx = context.WithoutCancel(ctx)
+	issued := []grant.Issued{{JTI: jti, ExpiresAt: jtiExpires}}
 	if familyID != "" {
-		if f, err := s.Grants.Store.Family(ctx, familyID); err == nil && f.JTI != "" && f.JTI != jti {
-			s.revokeJTI(ctx, f.JTI, f.JTIExpiresAt)
-		}
 		if err := s.Grants.Store.RevokeFamily(ctx, familyID, reason, now); err != nil && s.Log != nil {
 			s.Log.ErrorContext(ctx, "revoking a refresh family failed", "err", err, "family", familyID)
 		}
+		more, err := s.familyAccessTokens(ctx, familyID, now)
+		if err != nil && s.Log != nil {
+			s.Log.ErrorContext(ctx, "listing a refresh family's access tokens failed", "err", err, "family", familyID)
+		}
+		issued = append(issued, more...)
 	}
-	if jti != "" {
-		s.revokeJTI(ctx, jti, jtiExpires)
+	if err := s.revokeAll(ctx, issued, now); err != nil && s.Log != nil {
+		s.Log.ErrorContext(ctx, "revoking a replayed grant's token failed", "err", err)
 	}
 }
 
-func (s *Service) revokeJTI(ctx context.Context, jti string, exp time.Time) {
-	if err := s.Revocations.Revoke(ctx, jti, exp); err != nil && s.Log != nil {
-		s.Log.ErrorContext(ctx, "revoking a replayed grant's token failed", "err", err, "jti", jti)
+// familyAccessTokens are the access tokens of a family: the latest, kept
+// on the family (all that a family from before migration 0023 records),
+// and the one each of its refresh tokens was issued with. Read after the
+// family is revoked, so no rotation adds one unseen.
+func (s *Service) familyAccessTokens(ctx context.Context, id string, now time.Time) ([]grant.Issued, error) {
+	f, err := s.Grants.Store.Family(ctx, id)
+	if err != nil {
+		return nil, err
 	}
+	more, err := s.Grants.Store.Issued(ctx, id, now)
+	return append(more, grant.Issued{JTI: f.JTI, ExpiresAt: f.JTIExpiresAt}), err
+}
+
+// revokeAll revokes each access token not yet expired, once; the first
+// failure is returned after trying every one.
+func (s *Service) revokeAll(ctx context.Context, issued []grant.Issued, now time.Time) error {
+	var first error
+	seen := map[string]bool{}
+	for _, i := range issued {
+		if i.JTI == "" || seen[i.JTI] || !now.Before(i.ExpiresAt) {
+			continue
+		}
+		seen[i.JTI] = true
+		if err := s.Revocations.Revoke(ctx, i.JTI, i.ExpiresAt); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // sameScope reports whether a refresh's scope parameter is the consented

@@ -72,24 +72,26 @@ func (s *Service) revokeRefresh(ctx context.Context, caller *clients.Client, raw
 	return s.RevokeFamily(ctx, fam.ID, "revoked by "+caller.ID)
 }
 
-// RevokeFamily ends a refresh family and revokes its latest access
-// token: what /oauth2/revoke does with a refresh token, and the admin
-// API with a family's id. grant.ErrNotFound when there is none.
+// RevokeFamily ends a refresh family and revokes every access token it
+// issued that is still unexpired: what /oauth2/revoke does with a refresh
+// token, and the admin API with a family's id. grant.ErrNotFound when
+// there is none.
 func (s *Service) RevokeFamily(ctx context.Context, id, reason string) error {
 	if s.Grants.Store == nil {
 		return grant.ErrNotFound
 	}
-	f, err := s.Grants.Store.Family(ctx, id)
-	if err != nil {
+	now := s.now()
+	if err := s.Grants.Store.RevokeFamily(ctx, id, reason, now); errors.Is(err, grant.ErrNotFound) {
 		return err
-	}
-	if err := s.Grants.Store.RevokeFamily(ctx, id, reason, s.now()); err != nil {
+	} else if err != nil {
 		return serverError(err)
 	}
-	if f.JTI != "" && s.now().Before(f.JTIExpiresAt) {
-		if err := s.Revocations.Revoke(ctx, f.JTI, f.JTIExpiresAt); err != nil {
-			return serverError(err)
-		}
+	issued, err := s.familyAccessTokens(ctx, id, now)
+	if err == nil {
+		err = s.revokeAll(ctx, issued, now)
+	}
+	if err != nil {
+		return serverError(err)
 	}
 	return nil
 }

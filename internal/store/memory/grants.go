@@ -64,6 +64,7 @@ func (s *Grants) RedeemCode(_ context.Context, hash []byte, at time.Time, jti st
 		c.FamilyID = f.ID
 		s.families[f.ID] = f.Clone()
 		t := *first
+		t.JTI, t.JTIExpiresAt = jti, jtiExpires
 		s.tokens[string(first.Hash)] = &t
 	}
 	return nil
@@ -96,9 +97,23 @@ func (s *Grants) Rotate(_ context.Context, hash []byte, at time.Time, next *gran
 	}
 	t.UsedAt = at
 	n := *next
+	n.JTI, n.JTIExpiresAt = jti, jtiExpires
 	s.tokens[string(next.Hash)] = &n
 	f.LastUsedAt, f.JTI, f.JTIExpiresAt = at, jti, jtiExpires
 	return nil
+}
+
+// Issued implements grant.Store.
+func (s *Grants) Issued(_ context.Context, familyID string, at time.Time) ([]grant.Issued, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []grant.Issued
+	for _, t := range s.tokens {
+		if t.FamilyID == familyID && t.JTI != "" && t.JTIExpiresAt.After(at) {
+			out = append(out, grant.Issued{JTI: t.JTI, ExpiresAt: t.JTIExpiresAt})
+		}
+	}
+	return out, nil
 }
 
 // RevokeFamily implements grant.Store.

@@ -96,8 +96,8 @@ func (s *Grants) RedeemCode(ctx context.Context, hash []byte, at time.Time, jti 
 			SELECT $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $20, $21, $22 FROM redeemed WHERE $5 <> ''
 			RETURNING id),
 		first AS (
-			INSERT INTO oauth_refresh_tokens (hash, family_id, created_at, expires_at)
-			SELECT $17, id, $18, $19 FROM family)
+			INSERT INTO oauth_refresh_tokens (hash, family_id, created_at, expires_at, jti, jti_expires_at)
+			SELECT $17, id, $18, $19, $3, $4 FROM family)
 		SELECT count(*) FROM redeemed`,
 		hash, at, jti, jtiExpires, fam.ID, fam.ClientID, fam.Subject, fam.Audience, nonNilStrings(fam.Scopes), fam.Details,
 		fam.Digest, nonNilStrings(fam.Tools), fam.ConsentedAt, fam.CreatedAt, fam.ExpiresAt, fam.LastUsedAt,
@@ -147,17 +147,18 @@ func scanFamilyRow(row pgx.Row, extra ...any) (*grant.Family, error) {
 // Refresh implements grant.Store.
 func (s *Grants) Refresh(ctx context.Context, hash []byte) (*grant.RefreshToken, *grant.Family, error) {
 	var t grant.RefreshToken
-	var used *time.Time
-	f, err := scanFamilyRow(s.db.Pool.QueryRow(ctx, `SELECT `+familyColumns+`, t.hash, t.family_id, t.created_at, t.expires_at, t.used_at
+	var used, jtiExp *time.Time
+	f, err := scanFamilyRow(s.db.Pool.QueryRow(ctx, `SELECT `+familyColumns+`, t.hash, t.family_id, t.created_at, t.expires_at, t.used_at,
+		t.jti, t.jti_expires_at
 		FROM oauth_refresh_tokens t JOIN oauth_refresh_families f ON f.id = t.family_id WHERE t.hash = $1`, hash),
-		&t.Hash, &t.FamilyID, &t.CreatedAt, &t.ExpiresAt, &used)
+		&t.Hash, &t.FamilyID, &t.CreatedAt, &t.ExpiresAt, &used, &t.JTI, &jtiExp)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil, fmt.Errorf("refresh token: %w", grant.ErrNotFound)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("get refresh token: %w", err)
 	}
-	t.CreatedAt, t.ExpiresAt, t.UsedAt = t.CreatedAt.UTC(), t.ExpiresAt.UTC(), timeOrZero(used)
+	t.CreatedAt, t.ExpiresAt, t.UsedAt, t.JTIExpiresAt = t.CreatedAt.UTC(), t.ExpiresAt.UTC(), timeOrZero(used), timeOrZero(jtiExp)
 	return &t, f, nil
 }
 
@@ -180,8 +181,8 @@ func (s *Grants) Rotate(ctx context.Context, hash []byte, at time.Time, next *gr
 			UPDATE oauth_refresh_families SET last_used_at = $2, jti = $6, jti_expires_at = $7
 			WHERE id = (SELECT family_id FROM used)),
 		ins AS (
-			INSERT INTO oauth_refresh_tokens (hash, family_id, created_at, expires_at)
-			SELECT $3, family_id, $4, $5 FROM used)
+			INSERT INTO oauth_refresh_tokens (hash, family_id, created_at, expires_at, jti, jti_expires_at)
+			SELECT $3, family_id, $4, $5, $6, $7 FROM used)
 		SELECT count(*) FROM used`, hash, at, next.Hash, next.CreatedAt, next.ExpiresAt, jti, jtiExpires).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("rotate refresh token: %w", err)
@@ -190,6 +191,28 @@ func (s *Grants) Rotate(ctx context.Context, hash []byte, at time.Time, next *gr
 		return s.spentOrUnknown(ctx, "rotate refresh token", `SELECT EXISTS (SELECT 1 FROM oauth_refresh_tokens WHERE hash = $1)`, hash)
 	}
 	return nil
+}
+
+// Issued implements grant.Store.
+func (s *Grants) Issued(ctx context.Context, familyID string, at time.Time) ([]grant.Issued, error) {
+	if !storable(familyID) {
+		return nil, nil
+	}
+	rows, err := s.db.Pool.Query(ctx, `SELECT jti, jti_expires_at FROM oauth_refresh_tokens
+		WHERE family_id = $1 AND jti <> '' AND jti_expires_at > $2`, familyID, at)
+	if err != nil {
+		return nil, fmt.Errorf("issued: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (grant.Issued, error) {
+		var i grant.Issued
+		err := r.Scan(&i.JTI, &i.ExpiresAt)
+		i.ExpiresAt = i.ExpiresAt.UTC()
+		return i, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("issued: %w", err)
+	}
+	return out, nil
 }
 
 // RevokeFamily implements grant.Store.

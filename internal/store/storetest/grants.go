@@ -64,6 +64,7 @@ func RunGrants(t *testing.T, newStore func(t *testing.T) grant.Store) {
 			t.Errorf("after redemption: %+v, %v", got, err)
 		}
 		tok, fam, err := s.Refresh(ctx, first.Hash)
+		first.JTI, first.JTIExpiresAt = "jti-1", at.Add(5*time.Minute) // the code's access token, issued with it
 		if err != nil || !reflect.DeepEqual(fam, f) || !reflect.DeepEqual(tok, first) {
 			t.Errorf("the family the code started:\n got  %+v %+v %v\n want %+v %+v", fam, tok, err, f, first)
 		}
@@ -131,7 +132,9 @@ func RunGrants(t *testing.T, newStore func(t *testing.T) grant.Store) {
 			t.Errorf("after rotation: %+v %+v %v", used, fam, err)
 		}
 		got, _, err := s.Refresh(ctx, next.Hash)
-		if err != nil || !reflect.DeepEqual(got, next) {
+		want := *next
+		want.JTI, want.JTIExpiresAt = "j1", at.Add(5*time.Minute) // the access token issued with it
+		if err != nil || !reflect.DeepEqual(got, &want) {
 			t.Errorf("the next token: %+v, %v", got, err)
 		}
 		// Idle expiry, then a revoked family, spend a token too.
@@ -156,6 +159,44 @@ func RunGrants(t *testing.T, newStore func(t *testing.T) grant.Store) {
 		}
 		if err := s.Rotate(ctx, grant.Hash("unknown"), at, other, "j", at); !errors.Is(err, grant.ErrNotFound) {
 			t.Errorf("rotate unknown token: %v", err)
+		}
+	})
+
+	t.Run("IssuedListsTheFamilysUnexpiredAccessTokens", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		c := testCode("iss")
+		if err := s.CreateCode(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		f, first := testFamily("iss", "host", "alice", grantsEpoch)
+		if err := s.RedeemCode(ctx, c.Hash, grantsEpoch, "a0", grantsEpoch.Add(5*time.Minute), f, first); err != nil {
+			t.Fatal(err)
+		}
+		prev := first
+		for i, jti := range []string{"a1", "a2", "a3"} {
+			at := grantsEpoch.Add(time.Duration(i+1) * 2 * time.Minute)
+			next := &grant.RefreshToken{Hash: grant.Hash("iss-" + jti), FamilyID: "iss", CreatedAt: at, ExpiresAt: at.Add(24 * time.Hour)}
+			if err := s.Rotate(ctx, prev.Hash, at, next, jti, at.Add(5*time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+			prev = next
+		}
+		// At 6 min: a0 (expired at 5 min) is gone; a1 (to 7), a2 (to 9), a3 (to 11) live.
+		got, err := s.Issued(ctx, "iss", grantsEpoch.Add(6*time.Minute))
+		jtis := map[string]time.Time{}
+		for _, i := range got {
+			jtis[i.JTI] = i.ExpiresAt
+		}
+		want := map[string]time.Time{"a1": grantsEpoch.Add(7 * time.Minute), "a2": grantsEpoch.Add(9 * time.Minute), "a3": grantsEpoch.Add(11 * time.Minute)}
+		if err != nil || !reflect.DeepEqual(jtis, want) {
+			t.Errorf("issued at 6 min: %v %v, want %v", got, err, want)
+		}
+		if got, err := s.Issued(ctx, "iss", grantsEpoch); err != nil || len(got) != 4 {
+			t.Errorf("issued at the redemption: %v %v, want a0 to a3", got, err)
+		}
+		if got, err := s.Issued(ctx, "nobody", grantsEpoch); err != nil || len(got) != 0 {
+			t.Errorf("issued of an unknown family: %v %v", got, err)
 		}
 	})
 
