@@ -10,6 +10,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/typeward/typeward/internal/approval"
 	"github.com/typeward/typeward/internal/audit"
 	"github.com/typeward/typeward/internal/store/memory"
 	"github.com/typeward/typeward/verify/dpop"
@@ -196,5 +197,24 @@ func TestTokenDPoPNonce(t *testing.T) {
 	// A request without a proof needs no nonce (a bearer token).
 	if resp, err := f.svc.Token(context.Background(), pipelineForm(t), creds("app")); err != nil || resp.TokenType != "Bearer" || resp.DPoPNonce != "" {
 		t.Errorf("without a proof: %+v, %v", resp, err)
+	}
+}
+
+// The CIBA grant's poll with a proof gets a DPoP-bound token too: the
+// DPoP step runs before every grant.
+func TestCIBATokenDPoPBound(t *testing.T) {
+	f := newCIBAFixture(t)
+	bc := f.request(t, "careful")
+	if err := approval.Decide(context.Background(), f.store, f.svc, bc.AuthReqID, approval.Decision{Approve: true, By: "alice", At: f.at()}); err != nil {
+		t.Fatal(err)
+	}
+	cl := dpoptest.NewClient(t, "EdDSA")
+	ctx := WithDPoPProofs(context.Background(), []string{cl.Proof(t, "POST", tokenURL, "", testNow, nil)})
+	resp, err := f.svc.Token(ctx, form("grant_type", GrantTypeCIBA, "auth_req_id", bc.AuthReqID), creds("careful"))
+	if err != nil || resp.TokenType != "DPoP" {
+		t.Fatalf("poll with a proof: %+v, %v", resp, err)
+	}
+	if c, err := f.verifier.Verify(context.Background(), resp.AccessToken); err != nil || c.JKT != cl.JKT || c.AuthorizationDetails[0].Approval == nil {
+		t.Errorf("the CIBA token: %+v, %v", c, err)
 	}
 }
