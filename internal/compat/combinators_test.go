@@ -1,6 +1,10 @@
 package compat
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/typeward/typeward/internal/verdict"
+)
 
 func TestCombinators(t *testing.T) {
 	runRuleCases(t, []ruleCase{
@@ -62,4 +66,28 @@ func TestRequiredCondition(t *testing.T) {
 		{name: "non-objects meet the condition", src: `{"type":["object","string"],"required":["a"]}`, tgt: `{"if":{"required":["a"]},"then":{"type":"object"}}`,
 			want: []string{`incompatible type_mismatch /type /then/type: source may be string but target expects object [witness "" rejected at /then/type]`}},
 	})
+}
+
+// TestExcludedMiddle: an anyOf of a negation {not: X} and a branch A that
+// X fits (on the source's kinds) holds every value of the source (the
+// containment case anyof#14 was unknown before); where X escapes A on
+// those kinds the pair is never compatible.
+func TestExcludedMiddle(t *testing.T) {
+	even := `{"anyOf":[{"type":"integer","multipleOf":2},{"not":{"multipleOf":2}}]}`
+	runRuleCases(t, []ruleCase{
+		{name: "even or not even", src: `{"type":"integer"}`, tgt: even},
+		{name: "a bounded integer", src: `{"type":"integer","minimum":3}`, tgt: `{"anyOf":[{"not":{"minimum":0}},{"type":"integer","minimum":0}]}`},
+	})
+	c := NewChecker()
+	for _, p := range [][2]string{
+		{`{"type":"string"}`, even},
+		{`{}`, even},
+		{`{"type":"integer"}`, `{"anyOf":[{"type":"integer","multipleOf":4},{"not":{"multipleOf":2}}]}`},
+		{`{"type":"integer"}`, `{"type":"integer","maximum":5,"anyOf":[{"type":"integer","multipleOf":2},{"not":{"multipleOf":2}}]}`},
+		{`{"type":"integer"}`, `{"anyOf":[{"type":"integer","multipleOf":2},{"not":{"multipleOf":2},"maximum":5}]}`},
+	} {
+		if got := c.Check(Node{mustParse(t, p[0]), ""}, Node{mustParse(t, p[1]), ""}, Options{}); got.Verdict == verdict.Compatible {
+			t.Errorf("%s into %s: compatible", p[0], p[1])
+		}
+	}
 }

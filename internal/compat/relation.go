@@ -114,7 +114,7 @@ func (r *run) sub(s view, t node, p path) []finding {
 	if r.targetLoops(t) {
 		return r.cannotProve(r.srcPtr(s), t.ptr, p, "not", "the target applies itself to the same value through a negation")
 	}
-	if r.reflexive(s, t) || r.acceptsAll(r.tgt, t) {
+	if r.reflexive(s, t) || r.acceptsAll(r.tgt, t) || r.excludedMiddle(s, t) {
 		return nil
 	}
 	key := s.key(t)

@@ -208,3 +208,65 @@ func onlyKeyword(m map[string]any, kw string, d7 bool) bool {
 	}
 	return true
 }
+
+// excludedMiddle: the target t is an anyOf, and nothing else, holding a
+// negation {not: X} and a branch A such that X, on the kinds the source s
+// may have, is proven to fit A: every value of s is in X (so in A) or not
+// (so in not X). {type: integer} fits {anyOf: [{type: integer, multipleOf:
+// 2}, {not: {multipleOf: 2}}]}. The inclusion is asked of the rules within
+// the target's document.
+func (r *run) excludedMiddle(s view, t node) bool {
+	if r.negCheck >= maxNegChecks {
+		return false
+	}
+	branches := t.schemas("anyOf")
+	if len(branches) < 2 || len(branches) > maxMiddleBranches {
+		return false
+	}
+	for kw := range t.m {
+		if kw != "anyOf" && constrains(kw, r.tgtD7) {
+			return false
+		}
+	}
+	for i, b := range branches {
+		x, ok := b.child("not")
+		if !ok || b.m == nil {
+			continue
+		}
+		alone := true
+		for kw := range b.m {
+			if kw != "not" && constrains(kw, r.tgtD7) {
+				alone = false
+			}
+		}
+		if !alone {
+			continue
+		}
+		for j, a := range branches {
+			if j != i && r.withinTarget(x, s.types, a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxMiddleBranches bounds the pairs excludedMiddle tries.
+const maxMiddleBranches = 8
+
+// withinTarget: x, on the kinds given, fits a, both subschemas of the
+// target's document, as the rules prove it (a run with the target's
+// document on both sides).
+func (r *run) withinTarget(x node, kinds Kinds, a node) bool {
+	c := *r
+	c.src, c.srcD7 = r.tgt, r.tgtD7
+	c.srcRoot = x
+	c.inProgress = map[string]int{}
+	c.caches = newRunCaches()
+	c.negCheck++
+	v := viewOf(x)
+	v.types = kinds
+	ok := len(c.sub(v, a, path{})) == 0
+	r.budget, r.exhausted = c.budget, r.exhausted || c.exhausted
+	return ok && !c.exhausted
+}
