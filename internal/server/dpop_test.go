@@ -171,21 +171,7 @@ func (e *dpopEnv) call(t *testing.T, authorization string, proofs ...string) (in
 // refused with a DPoP challenge; the upstream never sees token or proof.
 // Both stores.
 func TestDPoPThroughTheRouterWithOAuth4WebAPI(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		unavailable(t, "node is not installed")
-	}
-	modules := filepath.Join(os.TempDir(), "typeward-browsertest")
-	if out, err := exec.Command("../../scripts/browsertest/install.sh", modules).CombinedOutput(); err != nil {
-		unavailable(t, "installing the npm packages failed: %v\n%s", err, out)
-	}
-	script, err := os.ReadFile("../../scripts/browsertest/dpop.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	copied := filepath.Join(modules, "dpop.mjs") // beside node_modules, where its import resolves
-	if err := os.WriteFile(copied, script, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copied := filepath.Join(browserScripts(t, "dpop.mjs"), "dpop.mjs") // beside node_modules, where its import resolves
 	for _, m := range []mode{embedded, database} {
 		t.Run(string(m), func(t *testing.T) {
 			e := startDPoPEnv(t, m)
