@@ -303,3 +303,47 @@ func refreshReuse(t *testing.T, m mode) {
 		}
 	}
 }
+
+// The consent page's forms and what it shows: another session's CSRF
+// token decides nothing, a client's name is text (escaped), a refresh
+// after a tool changed ends the grant with the reason, and the code
+// never reaches the log.
+func TestConsentPageAttacks(t *testing.T) {
+	f := newAttackFlow(t, embedded)
+	// Another person's session (signed in on another browser) and its token.
+	other := newAttackFlow(t, embedded)
+	theirs := other.b.send(http.MethodGet, authorizeURL(other.host.ID), nil)
+	mine := f.b.send(http.MethodGet, authorizeURL(f.host.ID), nil)
+	for name, csrf := range map[string]string{"another session's": csrfOf(t, theirs), "missing": "", "forged": strings.Repeat("A", 43)} {
+		r := f.b.send(http.MethodPost, "/oauth2/authorize", url.Values{"action": {"approve"}, "csrf": {csrf},
+			"request": {hidden(t, mine, "request")}, "digest": {hidden(t, mine, "digest")}})
+		if r.status != http.StatusForbidden || r.header.Get("Location") != "" {
+			t.Errorf("approve with a %s CSRF token: %d %v", name, r.status, r.header.Get("Location"))
+		}
+	}
+	// A name with markup is shown as text.
+	evil := f.h.createClient(f.admin, map[string]any{"client_name": `<img src=x onerror=alert(1)>"Host'`, "token_endpoint_auth_method": "none",
+		"allowed_tools": []string{"*"}, "allowed_audiences": []string{routerAud},
+		"redirect_uris": []string{"http://127.0.0.1/callback"}, "grant_types": []string{"authorization_code"}})
+	page := f.b.send(http.MethodGet, authorizeURL(evil.ID), nil)
+	if page.status != http.StatusOK || strings.Contains(string(page.body), "<img src=x") || !strings.Contains(string(page.body), "&lt;img src=x onerror=alert(1)&gt;") {
+		t.Errorf("a client name with markup: %d %s", page.status, page.body)
+	}
+	// A refresh after one of the composition's tools changed: invalid_grant, with the reason.
+	code := f.code(t, authorizeURL(f.host.ID))
+	tok := f.redeem(t, code)
+	tool := []byte(`{"name":"aggregate_stats","inputSchema":{"type":"object","properties":{"records":{"type":"array","items":{"type":"object"}},"top":{"type":"integer"}},"required":["records"]},"outputSchema":{"type":"object","properties":{"summary":{"type":"string"},"count":{"type":"integer"}},"required":["summary","count"]},"annotations":{"readOnlyHint":true}}`)
+	if r := f.h.admin(http.MethodPut, "/admin/v1/tools/aggregate_stats", f.admin, tool); r.status >= 300 {
+		t.Fatalf("change a tool: %d %s", r.status, r.body)
+	}
+	st, r := f.refresh(tok.RefreshToken)
+	if st != http.StatusBadRequest || r.Error != "invalid_grant" || !strings.Contains(r.Description, "changed") {
+		t.Errorf("refresh after a tool changed: %d %+v", st, r)
+	}
+	if st, r := f.refresh(tok.RefreshToken); st != http.StatusBadRequest || r.Error != "invalid_grant" {
+		t.Errorf("the ended grant refreshed again: %d %+v", st, r)
+	}
+	if strings.Contains(f.h.logs.String(), code) {
+		t.Error("the log holds the authorization code")
+	}
+}
