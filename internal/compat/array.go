@@ -1,8 +1,10 @@
 package compat
 
 import (
+	"bytes"
 	"slices"
 
+	"github.com/typeward/typeward/internal/schema"
 	"github.com/typeward/typeward/internal/verdict"
 )
 
@@ -75,6 +77,11 @@ func (r *run) srcItemCounts(s view) (lo, hi int, loPtr, hiPtr string) {
 			break
 		}
 	}
+	// Unique items where two positions every array has hold one same value:
+	// no array reaches the later one.
+	if j, ok := r.srcRepeatedPosition(s, lo); ok && (hi < 0 || j < hi) {
+		hi, hiPtr = j, r.srcKeywordPtr(s, "uniqueItems")
+	}
 	// Unique items drawn from a finite set: at most as many as the set.
 	if r.srcUnique(s) && r.srcTupleLen(s) == 0 {
 		item, empty := r.normalize(r.srcItem(s, 0))
@@ -87,6 +94,35 @@ func (r *run) srcItemCounts(s view) (lo, hi int, loPtr, hiPtr string) {
 		}
 	}
 	return lo, hi, loPtr, hiPtr
+}
+
+// maxRepeatedPositions bounds the positions srcRepeatedPosition compares.
+const maxRepeatedPositions = 8
+
+// srcRepeatedPosition finds, in a unique-items source whose arrays have at
+// least lo items, a position j below lo whose item schema allows one value
+// only, the same (in canonical JSON) as an earlier position's.
+func (r *run) srcRepeatedPosition(s view, lo int) (int, bool) {
+	if lo < 2 || !r.srcUnique(s) {
+		return 0, false
+	}
+	var seen [][]byte
+	for i := range min(lo, r.srcTupleLen(s), maxRepeatedPositions) {
+		item, empty := r.normalize(r.srcItem(s, i))
+		vals, ok := r.finiteValues(item, false)
+		if empty || !ok || len(vals) != 1 {
+			continue
+		}
+		c, err := schema.Canonical(vals[0])
+		if err != nil {
+			continue
+		}
+		if slices.ContainsFunc(seen, func(b []byte) bool { return bytes.Equal(b, c) }) {
+			return i, true
+		}
+		seen = append(seen, c)
+	}
+	return 0, false
 }
 
 // array checks the target's array keywords.

@@ -1,6 +1,10 @@
 package compat
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/typeward/typeward/internal/verdict"
+)
 
 func TestArrays(t *testing.T) {
 	runRuleCases(t, []ruleCase{
@@ -54,4 +58,26 @@ func TestTuplePositions(t *testing.T) {
 		{name: "1 and 1.0 are the same item", src: `{"type":"array","prefixItems":[{"const":1},{"const":1.0}],"items":false}`, tgt: `{"type":"array","uniqueItems":true}`,
 			want: []string{"incompatible unique_items  /uniqueItems: source may repeat items but target requires unique items [witness [1,1.0] rejected at /uniqueItems]"}},
 	})
+}
+
+// TestUniqueRepeatedPosition: unique items where two positions every array
+// has allow one same value: no such array (containment array#45 was unknown
+// before). Where a position may differ, or the array may stop before the
+// repeat, an instance exists and the pair is never compatible.
+func TestUniqueRepeatedPosition(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "two equal required values cannot be unique", src: `{"type":"array","prefixItems":[{"const":1},{"const":1}],"minItems":2,"uniqueItems":true}`, tgt: `{"type":"string"}`},
+		{name: "through a reference and an enum", src: `{"$defs":{"a":{"enum":[{"k":"v"}]}},"type":"array","prefixItems":[{"$ref":"#/$defs/a"},{"const":0},{"const":{"k":"v"}}],"minItems":3,"uniqueItems":true}`, tgt: `false`},
+	})
+	c := NewChecker()
+	for _, src := range []string{
+		`{"type":"array","prefixItems":[{"const":1},{"const":1}],"minItems":1,"uniqueItems":true}`,
+		`{"type":"array","prefixItems":[{"const":1},{"enum":[1,2]}],"minItems":2,"uniqueItems":true}`,
+		`{"type":"array","prefixItems":[{"const":1},{"const":1}],"minItems":2}`,
+		`{"type":"array","prefixItems":[{"const":1},{"const":1.0}],"minItems":2,"uniqueItems":false}`,
+	} {
+		if got := c.Check(Node{mustParse(t, src), ""}, Node{mustParse(t, `{"type":"string"}`), ""}, Options{}); got.Verdict == verdict.Compatible {
+			t.Errorf("%s: compatible with strings", src)
+		}
+	}
 }
