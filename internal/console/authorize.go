@@ -76,6 +76,7 @@ func (c *console) authorizePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var to string
+	var refusal *grant.RequestError
 	switch r.PostFormValue("action") {
 	case "deny":
 		to, err = c.cfg.Authorizer.Deny(r.Context(), q)
@@ -88,6 +89,8 @@ func (c *console) authorizePost(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, grant.ErrConsentStale), errors.Is(err, grant.ErrNeedsApprover), errors.Is(err, grant.ErrNotConsentable):
 		c.renderConsent(w, r, http.StatusConflict, a, raw, s, "Not approved: "+err.Error()+".")
+	case errors.As(err, &refusal):
+		c.refused(w, r, refusal) // the server failed after the request was checked: the client is told
 	case err != nil:
 		c.fail(w, r, err) // the request was checked just above: what fails now is the server
 	default:
@@ -121,17 +124,26 @@ func (c *console) authorization(w http.ResponseWriter, r *http.Request, q url.Va
 	var re *grant.RequestError
 	switch {
 	case errors.As(err, &re):
-		if re.Redirect != "" {
-			http.Redirect(w, r, re.Redirect, http.StatusSeeOther)
-			return nil, false
-		}
-		c.render(w, r, http.StatusBadRequest, "authorize", map[string]any{"Failure": re})
+		c.refused(w, r, re)
 		return nil, false
 	case err != nil:
 		c.fail(w, r, err)
 		return nil, false
 	}
 	return a, true
+}
+
+// refused answers a refused request: the redirect with the error when
+// there is one (a server failure behind it logged), else the page.
+func (c *console) refused(w http.ResponseWriter, r *http.Request, re *grant.RequestError) {
+	if re.Cause != nil {
+		c.cfg.Log.ErrorContext(r.Context(), "authorization request failed", "err", re.Cause, "answered", re.Code)
+	}
+	if re.Redirect != "" {
+		http.Redirect(w, r, re.Redirect, http.StatusSeeOther)
+		return
+	}
+	c.render(w, r, http.StatusBadRequest, "authorize", map[string]any{"Failure": re})
 }
 
 func (c *console) renderConsent(w http.ResponseWriter, r *http.Request, status int, a *grant.Request, raw string, s *session, problem string) {

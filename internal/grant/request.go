@@ -43,9 +43,14 @@ type Refusal struct {
 type RequestError struct {
 	Code, Description string
 	Redirect          string
+	// Cause is the server's failure behind a server_error or
+	// temporarily_unavailable answer: logged, never sent.
+	Cause error
 }
 
 func (e *RequestError) Error() string { return e.Code + ": " + e.Description }
+
+func (e *RequestError) Unwrap() error { return e.Cause }
 
 // The refusals of a person's Approve: the page says them, nothing is
 // sent to the client.

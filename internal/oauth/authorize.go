@@ -167,17 +167,7 @@ func (s *Service) Authorize(ctx context.Context, q url.Values) (*Authorization, 
 	if vs := q["state"]; len(vs) == 1 && len(vs[0]) <= maxOtherParamSize {
 		state = vs[0] // never an oversized one: that is the error
 	}
-	back := func(e *Error) error {
-		if e.Kind == KindServer || e.Kind == KindUnavailable || e.Kind == KindCanceled {
-			return e // the page's 500 or 503, its cause logged
-		}
-		code := e.Code
-		if e.Kind == KindRateLimited {
-			code = CodeTemporarilyUnavailable // RFC 6749 §4.1.2.1's word for it
-		}
-		p := url.Values{"error": {code}, "error_description": {e.Description}}
-		return &grant.RequestError{Code: code, Description: e.Description, Redirect: authorizationResponse(redirect, state, s.Issuer, p)}
-	}
+	back := func(e *Error) error { return refusal(redirect, state, s.Issuer, e) }
 	// Each request may validate a composition for anyone who knows a
 	// client id: the requests of one client are limited, in a bucket of
 	// their own (a flood of them never spends the client's tokens).
@@ -356,9 +346,30 @@ func (s *Service) Consent(ctx context.Context, a *Authorization, subject string,
 		Scopes: a.Scopes, Details: a.Details, Digest: a.Digest, Tools: a.Tools, ConsentedAt: now},
 		RedirectURI: a.requested, Challenge: a.challenge, Refresh: a.Refresh, CreatedAt: now, ExpiresAt: now.Add(CodeLifetime)}
 	if err := s.Grants.Store.CreateCode(ctx, c); err != nil {
-		return "", serverError(err)
+		return "", refusal(a.redirectURI, a.State, a.issuer, serverError(err))
 	}
 	return a.answer(url.Values{"code": {code}}), nil
+}
+
+// refusal is the answer to a request whose client and redirect URI were
+// checked: the redirect with the error (RFC 6749 §4.1.2.1), the server's
+// own failures too, as server_error or temporarily_unavailable, their
+// cause kept to be logged. Only a request the browser gave up on is not
+// answered.
+func refusal(redirect, state, issuer string, e *Error) error {
+	if e.Kind == KindCanceled {
+		return e
+	}
+	code := e.Code
+	if e.Kind == KindRateLimited {
+		code = CodeTemporarilyUnavailable // RFC 6749 §4.1.2.1's word for it
+	}
+	p := url.Values{"error": {code}, "error_description": {e.Description}}
+	re := &grant.RequestError{Code: code, Description: e.Description, Redirect: authorizationResponse(redirect, state, issuer, p)}
+	if e.Kind == KindServer || e.Kind == KindUnavailable {
+		re.Cause = e
+	}
+	return re
 }
 
 // Denied is the redirect of a person's Deny.

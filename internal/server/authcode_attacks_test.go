@@ -1,12 +1,17 @@
 package server_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/typeward/typeward/internal/server"
 )
 
 // attackFlow is a signed-in browser on a host's consent page.
@@ -19,7 +24,10 @@ type attackFlow struct {
 }
 
 func newAttackFlow(t *testing.T, m mode) *attackFlow {
-	h := cibaHarness(t, m)
+	return attackFlowOn(t, cibaHarness(t, m))
+}
+
+func attackFlowOn(t *testing.T, h *harness) *attackFlow {
 	admin := h.adminToken()
 	registerExamples(t, h, admin)
 	f := &attackFlow{h: h, admin: admin, host: registerHost(h, admin), b: newBrowser(h),
@@ -345,5 +353,38 @@ func TestConsentPageAttacks(t *testing.T) {
 	}
 	if strings.Contains(f.h.logs.String(), code) {
 		t.Error("the log holds the authorization code")
+	}
+}
+
+// A server failure after the request was checked goes back to the
+// client as RFC 6749 §4.1.2.1's server_error, with state and iss, its
+// cause logged and never sent: here the database refuses every new code.
+func TestServerErrorsGoBackToTheClient(t *testing.T) {
+	var dsn string
+	h := start(t, database, func(c *server.Config) {
+		c.Registry = "../../examples/registry.json"
+		c.ConsoleUser, c.ConsolePassword = consoleUser, consolePassword
+		dsn = c.DatabaseURL
+	})
+	f := attackFlowOn(t, h)
+	consent := f.b.send(http.MethodGet, authorizeURL(f.host.ID), nil)
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), `ALTER TABLE oauth_codes ADD CONSTRAINT no_more_codes CHECK (false) NOT VALID`); err != nil {
+		t.Fatal(err)
+	}
+	r := f.b.send(http.MethodPost, "/oauth2/authorize", url.Values{"action": {"approve"}, "csrf": {csrfOf(t, consent)},
+		"request": {hidden(t, consent, "request")}, "digest": {hidden(t, consent, "digest")}})
+	back, _ := url.Parse(r.header.Get("Location"))
+	if r.status != http.StatusSeeOther || back == nil || back.Host != "127.0.0.1:5555" || back.Query().Get("error") != "server_error" ||
+		back.Query().Get("state") != "s-42" || back.Query().Get("iss") != h.base || back.Query().Get("code") != "" ||
+		strings.Contains(r.header.Get("Location"), "no_more_codes") {
+		t.Errorf("approve with the code store failing: %d %v %.200s", r.status, r.header.Get("Location"), r.body)
+	}
+	if !strings.Contains(h.logs.String(), "no_more_codes") {
+		t.Error("the failure's cause was not logged")
 	}
 }
