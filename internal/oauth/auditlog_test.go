@@ -94,7 +94,14 @@ func TestBufferedRefusalsAreSummarisedInTheLog(t *testing.T) {
 	if lines := out.lines(t); len(lines) == 0 || lines[0]["buffered"] != 1.0 {
 		t.Fatalf("the first buffered refusal was not logged at once: %v", lines)
 	}
-	time.Sleep(3 * interval) // the last interval's line, then the window closes
+	// The last interval's line, then the window closes: waited for, not
+	// slept, since timers run late on a loaded machine (a 3-interval sleep
+	// failed under load).
+	for deadline := time.Now().Add(30 * time.Second); f.svc.buffered.isOpen(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the summary window never closed")
+		}
+	}
 
 	lines := out.lines(t)
 	total := 0
@@ -138,4 +145,11 @@ func TestBufferedRefusalsAreSummarisedInTheLog(t *testing.T) {
 			t.Errorf("lost record logged as %v", l)
 		}
 	}
+}
+
+// isOpen reports whether a line was written less than an interval ago.
+func (b *bufferedLog) isOpen() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.open
 }
