@@ -7,12 +7,16 @@ PKGS    := ./... ./verify/...
 FUZZTIME ?= 30s
 # Fuzzed briefly by `make test`: the composition parser, the schema loader,
 # the checker, the checker's pattern inclusion, the witness search, authorization_details through the real
-# token endpoint, RFC 8785 canonicalisation, the request reader of verify and
-# the router's reading of upstream answers.
+# token endpoint, RFC 8785 canonicalisation, the request reader of verify,
+# the router's reading of upstream answers and SSE streams, the
+# authorization endpoint, registration, redirect URI matching, client ID
+# metadata documents, DPoP proofs and JWKs.
 FUZZ_BRIEF := ./internal/composition:FuzzParse ./internal/schema:FuzzParse \
 	./internal/compat:FuzzCheck ./internal/compat:FuzzPatternIncluded ./internal/witness:FuzzSearch \
 	./internal/server:FuzzTokenAuthorizationDetails ./verify/jcs:FuzzCanonicalize ./verify:FuzzToolName \
-	./internal/route:FuzzExchangeRewrite ./internal/route:FuzzCheckStrict
+	./internal/route:FuzzExchangeRewrite ./internal/route:FuzzCheckStrict ./internal/route:FuzzEventReader \
+	./internal/oauth:FuzzAuthorize ./internal/oauth:FuzzRegister ./internal/clients:FuzzMatchRedirectURI \
+	./internal/cimd:FuzzParse ./verify/dpop:FuzzCheck ./verify/jwk:FuzzParse
 # A count, not a duration: with a duration, Go 1.26's fuzz coordinator can
 # fail a target with "context deadline exceeded" at the deadline having
 # found nothing (go.dev/issue/75804, fixed in Go 1.27); seen here.
