@@ -96,6 +96,33 @@ func (r *run) srcItemCounts(s view) (lo, hi int, loPtr, hiPtr string) {
 	return lo, hi, loPtr, hiPtr
 }
 
+// uniqueMatches is how many items matching tc every array of s has when
+// its items are unique and drawn from a finite set: of its at least lo
+// items, at most as many as the set's values tc refuses can miss (values
+// the validator equates, like 1 and 1.0, only lower the count). 0 when
+// that is not known.
+func (r *run) uniqueMatches(s view, tc node, lo, n int) int {
+	if n != 0 || !r.srcUnique(s) {
+		return 0
+	}
+	item, empty := r.normalize(r.srcItem(s, 0))
+	vals, ok := r.finiteValues(item, false)
+	if empty || !ok {
+		return 0
+	}
+	missing := 0
+	for _, v := range vals {
+		match, decided := validates(r.tgt, tc.ptr, v)
+		if !decided {
+			return 0
+		}
+		if !match {
+			missing++
+		}
+	}
+	return max(lo-missing, 0)
+}
+
 // maxRepeatedPositions bounds the positions srcRepeatedPosition compares.
 const maxRepeatedPositions = 8
 
@@ -231,7 +258,7 @@ func (r *run) contains(s view, t node, p path, lo, hi, n int) []finding {
 		if lo > n && len(r.descend(r.srcItem(s, n), tc, p.item())) == 0 {
 			matched += lo - n
 		}
-		minOK = matched >= need
+		minOK = matched >= need || r.uniqueMatches(s, tc, lo, n) >= need
 	}
 	maxOK := limit < 0 || (hi >= 0 && hi <= limit) || none
 	for _, c := range s.conj {

@@ -81,3 +81,24 @@ func TestUniqueRepeatedPosition(t *testing.T) {
 		}
 	}
 }
+
+// TestUniqueFiniteContains: unique items from a finite set, at least as
+// many as the set minus the values a contains refuses, hold a match
+// (containment arrays2#2 was unknown before).
+func TestUniqueFiniteContains(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "two distinct of two values include 1", src: `{"type":"array","items":{"enum":[1,2]},"uniqueItems":true,"minItems":2}`, tgt: `{"type":"array","contains":{"const":1}}`},
+		{name: "three of four hold a match", src: `{"type":"array","items":{"enum":["a","b","c","d"]},"uniqueItems":true,"minItems":3}`, tgt: `{"type":"array","contains":{"enum":["a","b"]},"minContains":1}`},
+	})
+	c := NewChecker()
+	for _, p := range [][2]string{
+		{`{"type":"array","items":{"enum":[1,2]},"uniqueItems":true,"minItems":1}`, `{"type":"array","contains":{"const":1}}`},
+		{`{"type":"array","items":{"enum":[1,2]},"minItems":2}`, `{"type":"array","contains":{"const":1}}`},
+		{`{"type":"array","items":{"enum":[1,2,3]},"uniqueItems":true,"minItems":2}`, `{"type":"array","contains":{"const":1}}`},
+		{`{"type":"array","items":{"enum":["a","b","c","d"]},"uniqueItems":true,"minItems":3}`, `{"type":"array","contains":{"enum":["a","b"]},"minContains":2}`},
+	} {
+		if got := c.Check(Node{mustParse(t, p[0]), ""}, Node{mustParse(t, p[1]), ""}, Options{}); got.Verdict == verdict.Compatible {
+			t.Errorf("%s into %s: compatible", p[0], p[1])
+		}
+	}
+}
