@@ -4,14 +4,18 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/typeward/typeward/internal/server"
+	"github.com/typeward/typeward/internal/store/postgres"
+	"github.com/typeward/typeward/internal/users"
 )
 
 // attackFlow is a signed-in browser on a host's consent page.
@@ -229,6 +233,20 @@ func codeRedemptionAttacks(t *testing.T, m mode) {
 			t.Errorf("repeated %s: %d %+v", name, st, tok)
 		}
 	}
+	// What the token request may not widen: the code's tools are the
+	// consented ones whatever it adds.
+	for _, kv := range [][2]string{{"scope", "mcp:tool:email_send"}, {"authorization_details", `[{"type":"mcp_composition","composition":{"nodes":[{"id":"m","tool":"email_send"}],"edges":[]}}]`}} {
+		other := f.code(t, authorizeURL(f.host.ID))
+		form := good(other)
+		form.Set(kv[0], kv[1])
+		st, tok := f.token(t, form)
+		if st == http.StatusOK {
+			c := payloadOf(t, tok.AccessToken)
+			if strings.Contains(fmt.Sprint(c["mcp_tools"]), "email_send") || strings.Contains(fmt.Sprint(c["scope"]), "email_send") {
+				t.Errorf("a code redeemed with %s got %v", kv[0], c)
+			}
+		}
+	}
 	// The code still redeems once after all those failures, with
 	// sub the person.
 	tok := f.redeem(t, code)
@@ -386,5 +404,54 @@ func TestServerErrorsGoBackToTheClient(t *testing.T) {
 	}
 	if !strings.Contains(h.logs.String(), "no_more_codes") {
 		t.Error("the failure's cause was not logged")
+	}
+}
+
+// An operator may not approve what the client's approval policy sends
+// to an approver: the page offers only Deny, and a hand-made Approve is
+// refused with nothing sent to the client; Deny still answers.
+func TestOperatorCannotApproveWhatNeedsAnApprover(t *testing.T) {
+	var dsn string
+	h := start(t, database, func(c *server.Config) {
+		c.Registry = "../../examples/registry.json"
+		c.ConsoleUser, c.ConsolePassword = consoleUser, consolePassword
+		dsn = c.DatabaseURL
+	})
+	db, err := postgres.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const opPassword = "an-operator-password-42"
+	if err := postgres.NewUsers(db).Create(context.Background(), &users.User{Name: "olga", Role: users.Operator,
+		PasswordHash: users.HashPassword(opPassword), CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	admin := h.adminToken()
+	registerExamples(t, h, admin)
+	host := h.createClient(admin, map[string]any{"client_name": "Careful Host", "token_endpoint_auth_method": "none",
+		"allowed_tools": []string{"*"}, "allowed_audiences": []string{routerAud}, "approval": "mutating",
+		"redirect_uris": []string{"http://127.0.0.1/callback"}, "grant_types": []string{"authorization_code"}})
+	b := newBrowser(h)
+	path := authorizeURL(host.ID, "scope", "mcp:tool:email_send")
+	page := b.send(http.MethodGet, path, nil)
+	if r := b.send(http.MethodPost, "/oauth2/authorize", url.Values{"action": {"signin"}, "csrf": {csrfOf(t, page)},
+		"request": {hidden(t, page, "request")}, "username": {"olga"}, "password": {opPassword}}); r.status != http.StatusSeeOther {
+		t.Fatalf("operator sign-in: %d %s", r.status, r.body)
+	}
+	consent := b.send(http.MethodGet, path, nil)
+	if strings.Contains(string(consent.body), ">Approve<") || !strings.Contains(string(consent.body), ">Deny<") {
+		t.Errorf("the operator's consent page offers Approve (or no Deny): %s", consent.body)
+	}
+	decide := func(action string) response {
+		return b.send(http.MethodPost, "/oauth2/authorize", url.Values{"action": {action}, "csrf": {csrfOf(t, consent)},
+			"request": {hidden(t, consent, "request")}, "digest": {hidden(t, consent, "digest")}})
+	}
+	if r := decide("approve"); r.status != http.StatusConflict || r.header.Get("Location") != "" {
+		t.Errorf("an operator's Approve: %d %v", r.status, r.header.Get("Location"))
+	}
+	back, _ := url.Parse(decide("deny").header.Get("Location"))
+	if back == nil || back.Query().Get("error") != "access_denied" || back.Query().Get("iss") != h.base {
+		t.Errorf("an operator's Deny: %v", back)
 	}
 }
