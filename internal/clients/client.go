@@ -63,6 +63,10 @@ type Client struct {
 	// GrantTypes are the RFC 7591 grant_types; empty reads as a machine
 	// client's (see Grants).
 	GrantTypes []string
+	// Scope holds the values of the RFC 7591 scope: what the authorization
+	// endpoint asks for when a request names neither scope nor
+	// authorization_details.
+	Scope []string
 	// Approval says which compositions need a person's approval (the
 	// backchannel flow) before a token is issued.
 	Approval Approval
@@ -116,9 +120,6 @@ func (c *Client) AllowsTool(name string) bool {
 // routers could disagree on.
 func (c *Client) AllowsAudience(aud string) bool { return slices.Contains(c.AllowedAudiences, aud) }
 
-// AllowsScope reports whether the client may be granted scope s.
-func (c *Client) AllowsScope(s string) bool { return slices.Contains(c.AllowedScopes, s) }
-
 // Clone returns a deep copy, so stores never share slices with callers.
 func (c *Client) Clone() *Client {
 	d := *c
@@ -129,5 +130,6 @@ func (c *Client) Clone() *Client {
 	d.AllowedScopes = slices.Clone(c.AllowedScopes)
 	d.RedirectURIs = slices.Clone(c.RedirectURIs)
 	d.GrantTypes = slices.Clone(c.GrantTypes)
+	d.Scope = slices.Clone(c.Scope)
 	return &d
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/typeward/typeward/internal/grading"
 	"github.com/typeward/typeward/internal/resources"
+	"github.com/typeward/typeward/verify"
 )
 
 // Registration is the RFC 7591-style client metadata of a create request.
@@ -29,6 +30,10 @@ type Registration struct {
 	// given or the client is public (RFC 7591 §2), else to
 	// client_credentials and CIBA.
 	GrantTypes []string `json:"grant_types,omitempty"`
+	// Scope is the RFC 7591 §2 scope (space-separated values): what the
+	// authorization endpoint asks for when a request names neither scope
+	// nor authorization_details. Only with authorization_code.
+	Scope string `json:"scope,omitempty"`
 	// Approval defaults to never.
 	Approval Approval `json:"approval,omitempty"`
 	// Validation defaults to lenient.
@@ -45,13 +50,12 @@ type Registration struct {
 // Bounds on a registration: generous for real use, small enough that one
 // client row stays small.
 const (
-	maxNameLen      = 200
-	maxTools        = 200
-	maxAudiences    = 50
-	maxScopes       = 50
-	maxScopeLen     = 200
-	maxGrantTypes   = 8
-	toolScopePrefix = "mcp:tool:"
+	maxNameLen    = 200
+	maxTools      = 200
+	maxAudiences  = 50
+	maxScopes     = 50
+	maxScopeLen   = 200
+	maxGrantTypes = 8
 )
 
 // Validate returns a *ValidationError listing every problem, or nil. It
@@ -128,6 +132,7 @@ func (r *Registration) Validate() error {
 		add("/allowed_scopes", "has more than %d entries", maxScopes)
 	}
 	eachUnique(r.AllowedScopes, "/allowed_scopes", add, validateScope)
+	r.validateRegisteredScope(add)
 
 	if len(ps) > 0 {
 		return &ValidationError{Problems: ps}
@@ -205,6 +210,18 @@ func validateScope(s string) error {
 	if s == "" {
 		return fmt.Errorf("is empty")
 	}
+	if err := checkScopeToken(s); err != nil {
+		return err
+	}
+	if strings.HasPrefix(s, verify.ToolScopePrefix) {
+		return fmt.Errorf("is a tool scope; grant tools through allowed_tools")
+	}
+	return nil
+}
+
+// checkScopeToken accepts an RFC 6749 §3.3 scope-token of at most
+// maxScopeLen characters.
+func checkScopeToken(s string) error {
 	if len(s) > maxScopeLen {
 		return fmt.Errorf("is longer than %d characters", maxScopeLen)
 	}
@@ -212,9 +229,6 @@ func validateScope(s string) error {
 		if c < 0x21 || c == 0x22 || c == 0x5c || c > 0x7e {
 			return fmt.Errorf("is not an RFC 6749 scope-token")
 		}
-	}
-	if strings.HasPrefix(s, toolScopePrefix) {
-		return fmt.Errorf("is a tool scope; grant tools through allowed_tools")
 	}
 	return nil
 }
@@ -235,6 +249,7 @@ func NewClient(r Registration, h *Hasher, now time.Time) (c *Client, secret stri
 		AllowedScopes:           slices.Clone(r.AllowedScopes),
 		RedirectURIs:            slices.Clone(r.RedirectURIs),
 		GrantTypes:              slices.Clone(r.GrantTypes),
+		Scope:                   ScopeValues(r.Scope),
 		Approval:                r.Approval,
 		Validation:              r.Validation,
 		DPoPBound:               r.DPoPBoundAccessTokens,

@@ -168,6 +168,39 @@ func TestRegistrationValidate(t *testing.T) {
 			clients.Registration{ClientName: "Desk\u200dHost", AllowedScopes: []string{clients.AdminScope}},
 			[]clients.Problem{{"/client_name", "contains an invisible formatting character (a bidi override, a zero-width or line separator)"}},
 		},
+		{"a host's registered scope", clients.Registration{ClientName: "host", TokenEndpointAuthMethod: clients.None,
+			RedirectURIs: []string{"http://127.0.0.1/cb"}, AllowedTools: []string{"github/*", "db_query"}, AllowedAudiences: auds,
+			AllowedScopes: []string{"mcp:resources", "mcp:prompts:review", "mcp:completions"},
+			Scope:         "mcp:composition:nightly mcp:tool:db_query mcp:tool:github/search offline_access mcp:resources mcp:resources:docs:// mcp:prompts:review mcp:completions"}, nil},
+		{
+			"registered scopes the authorization endpoint would refuse",
+			clients.Registration{ClientName: "host", TokenEndpointAuthMethod: clients.None, RedirectURIs: []string{"http://127.0.0.1/cb"},
+				AllowedTools: []string{"github/*"}, AllowedAudiences: auds, AllowedScopes: []string{"mcp:prompts:review"},
+				Scope: "mcp:tool:db_query mcp:tool: mcp:composition: openid mcp:resources mcp:prompts:other offline_access offline_access  mcp:tool:\"x\" " + strings.Repeat("a", 201)},
+			[]clients.Problem{
+				{"/scope", `value 0 "mcp:tool:db_query" names a tool allowed_tools does not admit`},
+				{"/scope", `value 1 "mcp:tool:" names no tool`},
+				{"/scope", `value 2 "mcp:composition:" names no composition`},
+				{"/scope", `value 3 "openid" is not mcp:composition:NAME, mcp:tool:NAME, offline_access or one of allowed_scopes (mcp:resources, mcp:prompts, mcp:completions and their narrowings among them)`},
+				{"/scope", `value 4 "mcp:resources" is not mcp:composition:NAME, mcp:tool:NAME, offline_access or one of allowed_scopes (mcp:resources, mcp:prompts, mcp:completions and their narrowings among them)`},
+				{"/scope", `value 5 "mcp:prompts:other" is not mcp:composition:NAME, mcp:tool:NAME, offline_access or one of allowed_scopes (mcp:resources, mcp:prompts, mcp:completions and their narrowings among them)`},
+				{"/scope", `value 7 "offline_access" is listed twice`},
+				{"/scope", `value 8 "" is empty: values are separated by single spaces, with none leading or trailing`},
+				{"/scope", `value 9 "mcp:tool:\"x\"" is not an RFC 6749 scope-token`},
+				{"/scope", `value 10 "` + strings.Repeat("a", 200) + `…" is longer than 200 characters`},
+			},
+		},
+		{
+			"too many registered scope values",
+			clients.Registration{ClientName: "host", TokenEndpointAuthMethod: clients.None, RedirectURIs: []string{"http://127.0.0.1/cb"},
+				AllowedTools: []string{"*"}, Scope: strings.TrimSpace(strings.Repeat("offline_access ", 51))},
+			[]clients.Problem{{"/scope", "has more than 50 values or 10050 characters"}},
+		},
+		{
+			"a registered scope on a machine client",
+			clients.Registration{ClientName: "etl", AllowedTools: tools, AllowedAudiences: auds, Scope: "mcp:tool:db_query"},
+			[]clients.Problem{{"/scope", "is only used with the authorization_code grant (what the authorization endpoint asks for when a request names no scope)"}},
+		},
 		{
 			"jwt client without jwks",
 			clients.Registration{ClientName: "etl", TokenEndpointAuthMethod: clients.PrivateKeyJWT, AllowedScopes: []string{clients.AdminScope}},
@@ -335,4 +368,22 @@ func FuzzRegistration(f *testing.F) {
 			t.Fatalf("valid registration does not build: %v", err)
 		}
 	})
+}
+
+// The registered scope is kept value by value and shown as RFC 7591's
+// space-separated string.
+func TestRegisteredScopeIsKept(t *testing.T) {
+	c, _, err := clients.NewClient(clients.Registration{ClientName: "host", TokenEndpointAuthMethod: clients.None,
+		RedirectURIs: []string{"http://127.0.0.1/cb"}, AllowedTools: []string{"*"},
+		Scope: "mcp:composition:nightly offline_access"}, testHasher(t), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.Scope, []string{"mcp:composition:nightly", "offline_access"}) || clients.ViewOf(c).Scope != "mcp:composition:nightly offline_access" {
+		t.Errorf("scope %q, view %q", c.Scope, clients.ViewOf(c).Scope)
+	}
+	if c, _, _ := clients.NewClient(clients.Registration{ClientName: "host", TokenEndpointAuthMethod: clients.None,
+		RedirectURIs: []string{"http://127.0.0.1/cb"}, AllowedTools: []string{"*"}}, testHasher(t), time.Now()); c.Scope != nil {
+		t.Errorf("no scope registered: %q", c.Scope)
+	}
 }

@@ -2,6 +2,7 @@ package clients
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -20,6 +21,7 @@ type View struct {
 	AllowedScopes           []string        `json:"allowed_scopes"`
 	RedirectURIs            []string        `json:"redirect_uris"`
 	GrantTypes              []string        `json:"grant_types"`
+	Scope                   string          `json:"scope,omitempty"` // RFC 7591 §2
 	Approval                string          `json:"approval"`
 	Validation              string          `json:"validation"`
 	DPoPBoundAccessTokens   bool            `json:"dpop_bound_access_tokens"`
@@ -39,6 +41,7 @@ func ViewOf(c *Client) View {
 		TokenEndpointAuthMethod: string(c.TokenEndpointAuthMethod), JWKS: c.JWKS,
 		AllowedTools: orEmpty(c.AllowedTools), AllowedAudiences: orEmpty(c.AllowedAudiences),
 		AllowedScopes: orEmpty(c.AllowedScopes), RedirectURIs: orEmpty(c.RedirectURIs), GrantTypes: c.Grants(),
+		Scope:      strings.Join(c.Scope, " "),
 		Approval:   string(c.Approval.OrNever()),
 		Validation: string(c.Validation.OrLenient()), DPoPBoundAccessTokens: c.DPoPBound, Disabled: c.Disabled, CreatedAt: c.CreatedAt}
 }

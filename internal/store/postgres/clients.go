@@ -24,7 +24,7 @@ func NewClients(db *DB) *Clients { return &Clients{db: db} }
 
 const clientColumns = `id, name, auth_method, secret_hash, jwks, allowed_tools,
 	allowed_audiences, allowed_scopes, disabled, created_at, approval, validation, redirect_uris, grant_types,
-	dpop_bound_access_tokens`
+	dpop_bound_access_tokens, scope`
 
 // Create implements clients.Store.
 func (s *Clients) Create(ctx context.Context, c *clients.Client) error {
@@ -37,11 +37,11 @@ func (s *Clients) create(ctx context.Context, q interface {
 	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
 }, c *clients.Client) error {
 	_, err := q.Exec(ctx, `INSERT INTO oauth_clients (`+clientColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
 		c.ID, c.Name, string(c.TokenEndpointAuthMethod), c.SecretHash, clientJWKSArg(c.JWKS),
 		nonNilStrings(c.AllowedTools), nonNilStrings(c.AllowedAudiences), nonNilStrings(c.AllowedScopes),
 		c.Disabled, c.CreatedAt, string(c.Approval.OrNever()), string(c.Validation.OrLenient()),
-		nonNilStrings(c.RedirectURIs), nonNilStrings(c.GrantTypes), c.DPoPBound)
+		nonNilStrings(c.RedirectURIs), nonNilStrings(c.GrantTypes), c.DPoPBound, nonNilStrings(c.Scope))
 	if isUniqueViolation(err) {
 		return fmt.Errorf("create client %q: %w", c.ID, clients.ErrConflict)
 	}
@@ -78,11 +78,11 @@ func (s *Clients) Update(ctx context.Context, c *clients.Client) error {
 	tag, err := s.db.Pool.Exec(ctx, `UPDATE oauth_clients SET name = $2, auth_method = $3,
 		secret_hash = $4, jwks = $5, allowed_tools = $6, allowed_audiences = $7,
 		allowed_scopes = $8, disabled = $9, approval = $10, validation = $11, redirect_uris = $12,
-		grant_types = $13, dpop_bound_access_tokens = $14 WHERE id = $1`,
+		grant_types = $13, dpop_bound_access_tokens = $14, scope = $15 WHERE id = $1`,
 		c.ID, c.Name, string(c.TokenEndpointAuthMethod), c.SecretHash, clientJWKSArg(c.JWKS),
 		nonNilStrings(c.AllowedTools), nonNilStrings(c.AllowedAudiences), nonNilStrings(c.AllowedScopes),
 		c.Disabled, string(c.Approval.OrNever()), string(c.Validation.OrLenient()),
-		nonNilStrings(c.RedirectURIs), nonNilStrings(c.GrantTypes), c.DPoPBound)
+		nonNilStrings(c.RedirectURIs), nonNilStrings(c.GrantTypes), c.DPoPBound, nonNilStrings(c.Scope))
 	if err != nil {
 		return fmt.Errorf("update client %q: %w", c.ID, err)
 	}
@@ -157,7 +157,7 @@ func scanClient(row pgx.CollectableRow) (*clients.Client, error) {
 	var jwks []byte
 	err := row.Scan(&c.ID, &c.Name, &method, &c.SecretHash, &jwks, &c.AllowedTools,
 		&c.AllowedAudiences, &c.AllowedScopes, &c.Disabled, &c.CreatedAt, &approval, &validation,
-		&c.RedirectURIs, &c.GrantTypes, &c.DPoPBound)
+		&c.RedirectURIs, &c.GrantTypes, &c.DPoPBound, &c.Scope)
 	if err != nil {
 		return nil, err
 	}

@@ -56,6 +56,7 @@ func publicClient(id string, at time.Duration) *clients.Client {
 		AllowedAudiences:        []string{"https://router.example.com/mcp"},
 		RedirectURIs:            []string{"http://127.0.0.1/callback", "https://host.example/cb?x=1"},
 		GrantTypes:              []string{clients.GrantAuthorizationCode, clients.GrantRefreshToken},
+		Scope:                   []string{"mcp:composition:nightly", "mcp:tool:github/search", "offline_access"},
 		CreatedAt:               clientsEpoch.Add(at),
 	}
 }
@@ -71,7 +72,8 @@ func sameClient(t *testing.T, got, want *clients.Client) {
 		!slices.Equal(got.AllowedTools, want.AllowedTools) ||
 		!slices.Equal(got.AllowedAudiences, want.AllowedAudiences) ||
 		!slices.Equal(got.AllowedScopes, want.AllowedScopes) ||
-		!slices.Equal(got.RedirectURIs, want.RedirectURIs) || !slices.Equal(got.GrantTypes, want.GrantTypes) {
+		!slices.Equal(got.RedirectURIs, want.RedirectURIs) || !slices.Equal(got.GrantTypes, want.GrantTypes) ||
+		!slices.Equal(got.Scope, want.Scope) {
 		t.Errorf("client differs:\n got  %+v\n want %+v", got, want)
 	}
 	if (len(got.JWKS) == 0) != (len(want.JWKS) == 0) {
@@ -234,6 +236,7 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 		next.RedirectURIs = []string{"https://host.example/cb"}
 		next.GrantTypes = []string{clients.GrantAuthorizationCode, clients.GrantClientCredentials}
 		next.DPoPBound = true
+		next.Scope = []string{"offline_access", "mcp:tool:db_query"}
 		if err := s.Update(ctx, next); err != nil {
 			t.Fatalf("update: %v", err)
 		}
@@ -373,12 +376,12 @@ func RunClients(t *testing.T, newStore func(t *testing.T) clients.Store) {
 		if err := s.Create(ctx, host); err != nil {
 			t.Fatal(err)
 		}
-		host.RedirectURIs[0], host.GrantTypes[0] = "https://evil.example/cb", clients.GrantClientCredentials
+		host.RedirectURIs[0], host.GrantTypes[0], host.Scope[0] = "https://evil.example/cb", clients.GrantClientCredentials, "mcp:tool:evil"
 		got, err = s.Get(ctx, "iso-host")
 		if err != nil {
 			t.Fatal(err)
 		}
-		got.RedirectURIs[1] = "https://evil.example/cb"
+		got.RedirectURIs[1], got.Scope[1] = "https://evil.example/cb", "mcp:tool:evil"
 		again, err = s.Get(ctx, "iso-host")
 		if err != nil {
 			t.Fatal(err)
