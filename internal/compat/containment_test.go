@@ -29,7 +29,7 @@ type containmentCase struct {
 // containmentFloor is the number of cases the rules answered exactly when
 // this was last measured (393 of 425 when the corpus was first written); the test
 // fails if a change loses one.
-const containmentFloor = 1072
+const containmentFloor = 1073
 
 // TestContainmentCorpus is the differential corpus of issue 7: every case's
 // label is checked against the validator (an incompatible truth's witness

@@ -121,15 +121,24 @@ func (r *run) disjoint(s view, t node, depth int) bool {
 	return false
 }
 
-// excludesValues: t is finite (const or enum) and the source rejects every
-// one of its values.
+// excludesValues: t is finite (a const, an enum, or what finiteValues
+// lists of it read as a source, a bounded integer range among them) and
+// the source rejects every one of its values.
 func (r *run) excludesValues(s view, t node) bool {
 	var vals []any
 	if c, ok := t.m["const"]; ok {
 		vals = []any{c}
 	} else if e, ok := t.m["enum"].([]any); ok {
 		vals = e
-	} else {
+	} else if r.negCheck >= maxNegChecks || !r.flipped(t, func(c *run) bool {
+		tv, empty := c.normalize(viewOf(t))
+		if empty {
+			return true // no value at all: nothing to meet
+		}
+		var ok bool
+		vals, ok = c.finiteValues(tv, true)
+		return ok
+	}) {
 		return false
 	}
 	if len(vals) > maxFiniteValues {

@@ -1,6 +1,10 @@
 package compat
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/typeward/typeward/internal/verdict"
+)
 
 // Target not and if decided by disjointness: intervals, lengths and sizes
 // that do not meet, a double negation, a property a target requires whose
@@ -98,4 +102,24 @@ func TestDisjointByNegation(t *testing.T) {
 		{name: "a narrower negated prefix", src: `{"type":"string","not":{"pattern":"^ab"}}`, tgt: `{"type":"string","not":{"pattern":"^a"}}`,
 			want: []string{`incompatible excluded_by_not  /not: source may be a value that target refuses (not) [witness "a" rejected at /not]`}},
 	})
+}
+
+// TestDisjointFromFiniteTarget: a target's negated schema that is finite
+// as a source reads (a bounded integer range) is avoided when the source
+// rejects each of its values (containment negation#22 was unknown before).
+func TestDisjointFromFiniteTarget(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "no multiple of 6 in 1..5", src: `{"type":"integer","multipleOf":3}`, tgt: `{"not":{"type":"integer","multipleOf":2,"minimum":1,"maximum":5}}`},
+		{name: "numbers that are multiples of 2 are integers", src: `{"type":"integer","multipleOf":3}`, tgt: `{"not":{"type":"number","multipleOf":2,"minimum":1,"maximum":5}}`},
+	})
+	c := NewChecker()
+	for _, p := range [][2]string{
+		{`{"type":"integer","multipleOf":3}`, `{"not":{"type":"integer","multipleOf":2,"minimum":1,"maximum":6}}`},
+		{`{"type":"integer","multipleOf":3}`, `{"not":{"type":"number","multipleOf":1.5,"minimum":1,"maximum":5}}`},
+		{`{"type":"number","multipleOf":3}`, `{"not":{"type":"integer","minimum":2,"maximum":4}}`},
+	} {
+		if got := c.Check(Node{mustParse(t, p[0]), ""}, Node{mustParse(t, p[1]), ""}, Options{}); got.Verdict == verdict.Compatible {
+			t.Errorf("%s into %s: compatible", p[0], p[1])
+		}
+	}
 }
