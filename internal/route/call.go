@@ -224,8 +224,8 @@ func contentAgrees(content, sc json.RawMessage) []Failure {
 	fail := func(path, keyword, format string, a ...any) []Failure {
 		return []Failure{{InstancePath: path, Keyword: keyword, Message: fmt.Sprintf(format, a...)}}
 	}
-	var blocks []json.RawMessage
-	if err := json.Unmarshal(content, &blocks); err != nil {
+	blocks, err := splitArray(content)
+	if err != nil {
 		return fail("/content", "type", "content: not an array")
 	}
 	var want []byte
@@ -238,12 +238,12 @@ func contentAgrees(content, sc json.RawMessage) []Failure {
 		if !ok {
 			continue
 		}
+		if stringIs(raw, sc) {
+			continue // the structuredContent's own bytes, which the message's check read
+		}
 		var text string
 		if err := json.Unmarshal(raw, &text); err != nil {
 			return fail(fmt.Sprintf("/content/%d/text", i), "type", "content[%d].text: not a string", i)
-		}
-		if text == string(sc) {
-			continue // the structuredContent's own bytes, which the message's check read
 		}
 		if !json.Valid([]byte(text)) {
 			continue // prose

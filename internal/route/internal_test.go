@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -177,6 +178,19 @@ func FuzzCheckStrict(f *testing.F) {
 				}
 			}
 		}
+		var elems []json.RawMessage
+		if err == nil && json.Unmarshal([]byte(s), &elems) == nil {
+			// So is the split of a checked array.
+			got, gerr := splitArray([]byte(s))
+			if gerr != nil || len(got) != len(elems) {
+				t.Fatalf("splitArray(%q) = %q, %v; want %q", s, got, gerr, elems)
+			}
+			for i, v := range elems {
+				if !bytes.Equal(bytes.TrimSpace(got[i]), bytes.TrimSpace(v)) {
+					t.Fatalf("splitArray(%q)[%d] = %q, want %q", s, i, got[i], v)
+				}
+			}
+		}
 		var m map[string]json.RawMessage
 		if err == nil && json.Unmarshal([]byte(s), &m) == nil {
 			seen := map[string]bool{}
@@ -186,6 +200,26 @@ func FuzzCheckStrict(f *testing.F) {
 				}
 				seen[strings.ToLower(k)] = true
 			}
+		}
+	})
+}
+
+// stringIs compares a checked JSON string with bytes as decoding it would.
+func FuzzStringIs(f *testing.F) {
+	for _, s := range [][2]string{{`"a\"b"`, `a"b`}, {`"\u00e9\ud83d\ude00"`, "\u00e9\U0001F600"}, {`"\/\b\f\n\r\t\\"`, "/\b\f\n\r\t\\"},
+		{`"ab"`, "a"}, {`"a"`, "ab"}, {`"\u0041"`, "A"}, {`"\u0041"`, "B"}, {`"{\"x\":1}"`, `{"x":1}`}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, raw, want string) {
+		var d string
+		if checkStrict([]byte(raw)) != nil || json.Unmarshal([]byte(raw), &d) != nil {
+			return
+		}
+		if got := stringIs([]byte(raw), []byte(want)); got != (d == want) {
+			t.Fatalf("stringIs(%q, %q) = %v; it decodes to %q", raw, want, got, d)
+		}
+		if !stringIs([]byte(raw), []byte(d)) {
+			t.Fatalf("stringIs(%q, %q) = false, what it decodes to", raw, d)
 		}
 	})
 }
@@ -202,6 +236,10 @@ func TestCheckStrict(t *testing.T) {
 		`[1,]`: false, `{"a":1,}`: false, `01`: false, `1.`: false, `-`: false, `tru`: false,
 		`{"a" 1}`: false, `[1 2]`: false, `{} {}`: false, `"a`: false, "\"\x01\"": false,
 		`"\x"`: false, "\xff": false, ``: false, `{"a":1]`: false, `[1}`: false, `nul`: false,
+		// Each object's names are its own, an inner object's forgotten when it closes.
+		`{"a":{"b":1},"b":2}`: true, `[{"a":1},{"a":2}]`: true, `{"x":{"y":{}},"y":1,"X":2}`: false,
+		`{"a":{"b":1,"c":2},"a":3}`: false, `{"\u0061":1,"A":2}`: false, `{"s":1,"\u017f":2}`: false,
+		`{"\u00e9":1,"\u00c9":2}`: false, `{"\u00e9":1,"e":2}`: true,
 	} {
 		if err := checkStrict([]byte(in)); (err == nil) != ok {
 			t.Errorf("checkStrict(%.60q) = %v, want ok %v", in, err, ok)
@@ -275,6 +313,28 @@ func FuzzEventReader(f *testing.F) {
 			if got[i].data != want[i].data || got[i].hasData != want[i].hasData || strings.Join(got[i].fields, "|") != strings.Join(want[i].fields, "|") {
 				t.Fatalf("%q event %d: %+v, whole %+v", body, i, got[i], want[i])
 			}
+		}
+	})
+}
+
+// decodeArguments reads what encoding/json with UseNumber reads.
+func FuzzDecodeArguments(f *testing.F) {
+	for _, s := range []string{`{"rows":[{"id":1,"total":37.5,"active":false,"r":null}],"n":-0.5e+3}`, `[]`, `{}`, `"a\u00e9\ud83d\ude00\n"`,
+		`{"a":1,"A":2}`, `{"a":1,"a":2}`, `1e400`, `"\ud800"`, `{"a":1} x`, "\"\xff\"", strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+		strings.Repeat(`{"a":[`, 5000) + strings.Repeat("]}", 5000), ` true `} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, gerr := decodeArguments(json.RawMessage(s))
+		if len(bytes.TrimSpace([]byte(s))) == 0 {
+			return
+		}
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.UseNumber()
+		var want any
+		werr := dec.Decode(&want)
+		if (gerr == nil) != (werr == nil) || (werr == nil && !reflect.DeepEqual(got, want)) {
+			t.Fatalf("decodeArguments(%.200q) = %.200v, %v; encoding/json reads %.200v, %v", s, got, gerr, want, werr)
 		}
 	})
 }

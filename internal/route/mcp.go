@@ -433,18 +433,3 @@ func (rt *Router) list(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	}
 	rt.pass(ctx, w, r, body, tk, j)
 }
-
-// decodeArguments decodes a JSON value keeping numbers exact; absent
-// arguments are the empty object.
-func decodeArguments(raw json.RawMessage) (any, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return map[string]any{}, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/typeward/typeward/verify/strictjson"
@@ -35,7 +35,7 @@ func checkStrict(data []byte) error {
 	if !utf8.Valid(data) {
 		return fmt.Errorf("%w: not UTF-8", errAmbiguous)
 	}
-	sc := scanner{data: data}
+	sc := scanner{data: data, stack: make([]scanFrame, 0, 8), names: make([][]byte, 0, 32)}
 	err := sc.run()
 	if err == nil || errors.Is(err, errAmbiguous) {
 		return err
@@ -48,13 +48,17 @@ type scanner struct {
 	data  []byte
 	i     int
 	stack []scanFrame
+	// names are the member names of the open objects, each object's from
+	// its frame's first on: slices of data (decoded when escaped), so a
+	// name costs no allocation.
+	names [][]byte
 }
 
-// scanFrame is an open array, or an open object and its member names
-// (folded) so far.
+// scanFrame is an open array, or an open object and where its member
+// names start in names.
 type scanFrame struct {
 	object bool
-	names  []string
+	first  int
 }
 
 var errSyntax = errors.New("invalid JSON")
@@ -84,7 +88,7 @@ func (sc *scanner) run() error {
 		switch c := sc.peek(); {
 		case c == '{':
 			sc.i++
-			sc.stack = append(sc.stack, scanFrame{object: true})
+			sc.stack = append(sc.stack, scanFrame{object: true, first: len(sc.names)})
 			if sc.peek() == '}' {
 				sc.i++
 				sc.stack = sc.stack[:len(sc.stack)-1]
@@ -137,6 +141,9 @@ func (sc *scanner) run() error {
 				}
 			case c == '}' && top.object, c == ']' && !top.object:
 				sc.i++
+				if top.object {
+					sc.names = sc.names[:top.first]
+				}
 				sc.stack = sc.stack[:n-1]
 				continue
 			default:
@@ -161,12 +168,48 @@ func (sc *scanner) member() error {
 	}
 	sc.i++
 	top := &sc.stack[len(sc.stack)-1]
-	k := strictjson.FoldKey(string(name))
-	if slices.Contains(top.names, k) {
-		return fmt.Errorf("member %q appears twice in an object", name)
+	for _, n := range sc.names[top.first:] {
+		if foldEqual(n, name) {
+			return fmt.Errorf("member %q appears twice in an object", name)
+		}
 	}
-	top.names = append(top.names, k)
+	sc.names = append(sc.names, name)
 	return nil
+}
+
+// foldEqual reports two names whose strictjson.FoldKey is the same:
+// ASCII names are compared case-insensitively in place (FoldKey upper-
+// cases them), others by their keys (an ASCII k and a Kelvin sign fold
+// alike).
+func foldEqual(a, b []byte) bool {
+	if !asciiOnly(a) || !asciiOnly(b) {
+		return strictjson.FoldKey(string(a)) == strictjson.FoldKey(string(b))
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if 'a' <= x && x <= 'z' {
+			x -= 'a' - 'A'
+		}
+		if 'a' <= y && y <= 'z' {
+			y -= 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiOnly(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // str reads a string at sc.i, refusing control characters, bad escapes
@@ -358,6 +401,98 @@ func splitObject(data []byte) (map[string]json.RawMessage, error) {
 			return nil, errSyntax
 		}
 	}
+}
+
+// splitArray splits a checked JSON array into its elements.
+func splitArray(data []byte) ([]json.RawMessage, error) {
+	sc := scanner{data: data}
+	if sc.peek() != '[' {
+		return nil, errors.New("not a JSON array")
+	}
+	sc.i++
+	var out []json.RawMessage
+	if sc.peek() == ']' {
+		return out, nil
+	}
+	for {
+		sc.ws()
+		start := sc.i
+		if err := sc.skip(); err != nil {
+			return nil, err
+		}
+		out = append(out, data[start:sc.i])
+		switch sc.peek() {
+		case ',':
+			sc.i++
+		case ']':
+			return out, nil
+		default:
+			return nil, errSyntax
+		}
+	}
+}
+
+// stringIs reports whether raw, a JSON string of a checked message, reads
+// as want, without decoding it: false for anything else (a reader then
+// decodes it).
+func stringIs(raw, want []byte) bool {
+	raw = bytes.Trim(raw, " \t\n\r")
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return false
+	}
+	raw = raw[1 : len(raw)-1]
+	j := 0
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != '\\' {
+			if j >= len(want) || want[j] != c {
+				return false
+			}
+			i, j = i+1, j+1
+			continue
+		}
+		if i+1 >= len(raw) {
+			return false
+		}
+		var r rune
+		switch raw[i+1] {
+		case '"', '\\', '/':
+			r = rune(raw[i+1])
+		case 'b':
+			r = '\b'
+		case 'f':
+			r = '\f'
+		case 'n':
+			r = '\n'
+		case 'r':
+			r = '\r'
+		case 't':
+			r = '\t'
+		case 'u':
+			hi, ok := hex4(raw, i+2)
+			if !ok {
+				return false
+			}
+			r, i = hi, i+4
+			if hi >= 0xd800 && hi < 0xe000 {
+				lo, ok := hex4(raw, i+4)
+				if !ok || hi >= 0xdc00 || raw[i+2] != '\\' || raw[i+3] != 'u' || lo < 0xdc00 || lo >= 0xe000 {
+					return false
+				}
+				r, i = utf16.DecodeRune(hi, lo), i+6
+			}
+		default:
+			return false
+		}
+		i += 2
+		var buf [utf8.UTFMax]byte
+		n := utf8.EncodeRune(buf[:], r)
+		if j+n > len(want) || !bytes.Equal(want[j:j+n], buf[:n]) {
+			return false
+		}
+		j += n
+	}
+	return j == len(want)
 }
 
 // skip moves past one value of checked JSON, tracking only strings and
