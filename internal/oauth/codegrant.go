@@ -69,7 +69,9 @@ func (s *Service) authorizationCode(ctx context.Context, client *clients.Client,
 		return a, codeReplayed()
 	case !now.Before(c.ExpiresAt):
 		return a, badRequest(CodeInvalidGrant, "the code expired")
-	case redirect != c.RedirectURI:
+	case redirect != c.RedirectURI && !(c.RedirectURI == "" && len(client.RedirectURIs) == 1 && redirect == client.RedirectURIs[0]):
+		// Omitted from the request (the client has one), it is optional
+		// here and, when sent, the one the code went to (OAuth 2.1 §4.1.3).
 		return a, badRequest(CodeInvalidGrant, "redirect_uri is not the one of the authorization request")
 	case !pkceMatches(verifier, c.Challenge):
 		return a, badRequest(CodeInvalidGrant, "code_verifier does not match the code_challenge")

@@ -455,3 +455,27 @@ func TestOperatorCannotApproveWhatNeedsAnApprover(t *testing.T) {
 		t.Errorf("an operator's Deny: %v", back)
 	}
 }
+
+// A request that omitted redirect_uri (the client has one) may send it at
+// the token endpoint, as oauth4webapi always does (OAuth 2.1 §4.1.3:
+// optional then); another one is still refused.
+func TestRedeemWithTheRedirectTheRequestOmitted(t *testing.T) {
+	f := newAttackFlow(t, embedded)
+	host := f.h.createClient(f.admin, map[string]any{"client_name": "Web Host", "token_endpoint_auth_method": "none",
+		"allowed_tools": []string{"*"}, "allowed_audiences": []string{routerAud},
+		"redirect_uris": []string{"https://host.example/cb"}, "grant_types": []string{"authorization_code"}})
+	q, _ := url.Parse(authorizeURL(host.ID))
+	v := q.Query()
+	v.Del("redirect_uri")
+	for _, c := range []struct {
+		redirect string
+		status   int
+	}{{"https://evil.example/cb", http.StatusBadRequest}, {"https://host.example/cb", http.StatusOK}, {"", http.StatusOK}} {
+		code := f.code(t, "/oauth2/authorize?"+v.Encode())
+		st, tok := f.token(t, url.Values{"grant_type": {"authorization_code"}, "client_id": {host.ID}, "code": {code},
+			"code_verifier": {hostVerifier}, "redirect_uri": {c.redirect}})
+		if st != c.status {
+			t.Errorf("redirect_uri %q at the token endpoint: %d %+v, want %d", c.redirect, st, tok, c.status)
+		}
+	}
+}
