@@ -40,8 +40,8 @@ func newClientsCommand(m *Main) subcommand { return &clientsCommand{m: m} }
 
 const clientsUsage = `usage:
   typeward clients create --name NAME [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none]
-                          [--jwks FILE] [--tool PATTERN]... [--audience URI]... [--scope SCOPE]...
-                          [--redirect-uri URI]... [--grant-type GRANT]...
+                          [--jwks FILE] [--tool PATTERN]... [--audience URI]... [--allowed-scope SCOPE]...
+                          [--redirect-uri URI]... [--grant-type GRANT]... [--scope 'SCOPE ...']...
                           [--approval never|mutating|destructive|always] [--validation lenient|strict]
                           [--dpop-bound] [--output text|json]
   typeward clients list [--output text|json]
@@ -72,13 +72,14 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 	switch c.action {
 	case "create":
 		var method string
-		var tools, audiences, scopes, redirects, grants stringList
+		var tools, audiences, scopes, redirects, grants, scope stringList
 		fs.StringVar(&c.reg.ClientName, "name", "", "client_name (required)")
 		fs.StringVar(&method, "auth-method", string(clients.SecretBasic), "token_endpoint_auth_method")
 		fs.StringVar(&c.jwksFile, "jwks", "", "`FILE` holding the public JWK Set (private_key_jwt)")
 		fs.Var(&tools, "tool", "allowed tool `PATTERN`: name, server/*, or * (repeatable)")
 		fs.Var(&audiences, "audience", "allowed resource `URI` (repeatable)")
-		fs.Var(&scopes, "scope", "allowed plain `SCOPE`, e.g. "+clients.AdminScope+" (repeatable)")
+		fs.Var(&scopes, "allowed-scope", "allowed plain `SCOPE`, e.g. "+clients.AdminScope+" (repeatable)")
+		fs.Var(&scope, "scope", "RFC 7591 scope: what the authorization endpoint asks for when a request names neither scope nor authorization_details, e.g. 'mcp:composition:NAME offline_access' (repeatable; the values join)")
 		fs.Var(&redirects, "redirect-uri", "redirect `URI` of the authorization code flow: https, or http on 127.0.0.1, [::1] or localhost (repeatable)")
 		fs.Var(&grants, "grant-type", "`GRANT`: "+strings.Join(clients.GrantTypes(), ", ")+" (repeatable; default authorization_code with --redirect-uri, else client_credentials and CIBA)")
 		fs.StringVar(&c.approval, "approval", string(clients.ApprovalNever), approvalFlagUsage)
@@ -91,7 +92,7 @@ func (c *clientsCommand) ParseFlags(args []string) error {
 		c.reg.Approval, c.reg.Validation = clients.Approval(c.approval), grading.Mode(c.validation)
 		c.reg.TokenEndpointAuthMethod = clients.AuthMethod(method)
 		c.reg.AllowedTools, c.reg.AllowedAudiences, c.reg.AllowedScopes = tools, audiences, scopes
-		c.reg.RedirectURIs, c.reg.GrantTypes = redirects, grants
+		c.reg.RedirectURIs, c.reg.GrantTypes, c.reg.Scope = redirects, grants, strings.Join(scope, " ")
 	case "list":
 		fs.StringVar(&c.output, "output", "text", "text or json")
 		if err := c.parse(fs, args[1:], 0); err != nil {
@@ -259,15 +260,15 @@ func (c *clientsCommand) list(ctx context.Context, store clients.Store) error {
 		return writeIndentedJSON(c.m.Stdout, lines)
 	}
 	tw := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLIENT_ID\tNAME\tAUTH_METHOD\tSTATE\tAPPROVAL\tVALIDATION\tCREATED\tTOOLS\tAUDIENCES\tSCOPES\tGRANTS\tREDIRECT_URIS")
+	fmt.Fprintln(tw, "CLIENT_ID\tNAME\tAUTH_METHOD\tSTATE\tAPPROVAL\tVALIDATION\tCREATED\tTOOLS\tAUDIENCES\tSCOPES\tGRANTS\tREDIRECT_URIS\tSCOPE")
 	for _, cl := range all {
 		state := "active"
 		if cl.Disabled {
 			state = "disabled"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cl.ID, cl.Name, cl.TokenEndpointAuthMethod, state, cl.Approval, cl.Validation,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cl.ID, cl.Name, cl.TokenEndpointAuthMethod, state, cl.Approval, cl.Validation,
 			cl.CreatedAt.UTC().Format(time.RFC3339), dashIfEmpty(cl.AllowedTools), dashIfEmpty(cl.AllowedAudiences), dashIfEmpty(cl.AllowedScopes),
-			strings.Join(cl.Grants(), ","), dashIfEmpty(cl.RedirectURIs))
+			strings.Join(cl.Grants(), ","), dashIfEmpty(cl.RedirectURIs), dashIfEmpty(cl.Scope))
 	}
 	return tw.Flush()
 }

@@ -145,7 +145,7 @@ func TestClientsCommandBadInvocations(t *testing.T) {
 func TestClientsCreateNeedsThePepper(t *testing.T) {
 	_, schemaName := pgtest.New(t)
 	env := map[string]string{"DATABASE_URL": pgtest.SchemaURL(schemaName)}
-	code, _, stderr := runEnv(env, "clients", "create", "--name", "x", "--scope", clients.AdminScope)
+	code, _, stderr := runEnv(env, "clients", "create", "--name", "x", "--allowed-scope", clients.AdminScope)
 	if code != exitBadInput || !strings.Contains(stderr, "TYPEWARD_CLIENT_SECRET_PEPPER is required") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
@@ -187,8 +187,14 @@ func TestClientsCreatePublicHost(t *testing.T) {
 		t.Fatalf("create with an http redirect: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	code, stdout, stderr = runEnv(env, "clients", "create", "--name", "host", "--auth-method", "none", "--tool", "*",
+		"--audience", "https://router.example.com/mcp", "--redirect-uri", "http://127.0.0.1/cb", "--scope", "mcp:tool:db_query openid")
+	if code != exitBadInput || stdout != "" || !strings.Contains(stderr, `/scope value 1 "openid" is not mcp:composition:NAME`) {
+		t.Fatalf("create with a scope of no known form: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = runEnv(env, "clients", "create", "--name", "host", "--auth-method", "none", "--tool", "*",
 		"--audience", "https://router.example.com/mcp", "--redirect-uri", "http://127.0.0.1/cb",
-		"--grant-type", "authorization_code", "--grant-type", "refresh_token", "--output", "json")
+		"--grant-type", "authorization_code", "--grant-type", "refresh_token", "--output", "json",
+		"--scope", "mcp:composition:nightly", "--scope", "offline_access")
 	if code != exitOK || stderr != "" {
 		t.Fatalf("create: exit %d, stderr %q", code, stderr)
 	}
@@ -204,11 +210,13 @@ func TestClientsCreatePublicHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	if stored.TokenEndpointAuthMethod != clients.None || stored.SecretHash != nil ||
-		strings.Join(stored.RedirectURIs, " ") != "http://127.0.0.1/cb" || strings.Join(stored.GrantTypes, " ") != "authorization_code refresh_token" {
+		strings.Join(stored.RedirectURIs, " ") != "http://127.0.0.1/cb" || strings.Join(stored.GrantTypes, " ") != "authorization_code refresh_token" ||
+		strings.Join(stored.Scope, " ") != "mcp:composition:nightly offline_access" {
 		t.Errorf("stored %+v", stored)
 	}
 	code, stdout, _ = runEnv(env, "clients", "list")
-	if code != exitOK || !strings.Contains(stdout, "REDIRECT_URIS") || !strings.Contains(stdout, "authorization_code,refresh_token") || !strings.Contains(stdout, "http://127.0.0.1/cb") {
+	if code != exitOK || !strings.Contains(stdout, "REDIRECT_URIS") || !strings.Contains(stdout, "authorization_code,refresh_token") || !strings.Contains(stdout, "http://127.0.0.1/cb") ||
+		!strings.Contains(stdout, "mcp:composition:nightly,offline_access") {
 		t.Errorf("list text: exit %d\n%s", code, stdout)
 	}
 }

@@ -96,6 +96,9 @@ type Metadata struct {
 	JWKS         []byte
 	RedirectURIs []string
 	GrantTypes   []string
+	// Scope is the RFC 7591 scope: what the authorization endpoint asks
+	// for when a request names nothing.
+	Scope string
 }
 
 // grants are the only grants a self-registered host may have: each token
@@ -110,7 +113,7 @@ var grants = []string{clients.GrantAuthorizationCode, clients.GrantRefreshToken}
 func New(m Metadata, h *clients.Hasher, issuer string, now time.Time) (*clients.Client, string, error) {
 	r := clients.Registration{
 		ClientName: m.Name, TokenEndpointAuthMethod: m.Method, JWKS: m.JWKS,
-		RedirectURIs: slices.Clone(m.RedirectURIs), GrantTypes: slices.Clone(m.GrantTypes),
+		RedirectURIs: slices.Clone(m.RedirectURIs), GrantTypes: slices.Clone(m.GrantTypes), Scope: m.Scope,
 		AllowedTools: slices.Clone(hostTools), Approval: hostApproval, Issuer: issuer,
 	}
 	if len(r.GrantTypes) == 0 {
@@ -140,7 +143,7 @@ func New(m Metadata, h *clients.Hasher, issuer string, now time.Time) (*clients.
 // cannot have) is a *cimd.Error naming each problem.
 func FromDocument(d *cimd.Resolved, issuer string, now time.Time) (*clients.Client, error) {
 	c, _, err := New(Metadata{Name: d.ClientName, Method: clients.AuthMethod(d.TokenEndpointAuthMethod), JWKS: d.JWKS,
-		RedirectURIs: d.RedirectURIs, GrantTypes: d.GrantTypes}, nil, issuer, now) // no secret: a document has none
+		RedirectURIs: d.RedirectURIs, GrantTypes: d.GrantTypes, Scope: d.Scope}, nil, issuer, now) // no secret: a document has none
 	var ve *clients.ValidationError
 	if errors.As(err, &ve) {
 		var msgs []string

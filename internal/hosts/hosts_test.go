@@ -60,14 +60,16 @@ func TestADocumentIsAHostWithTheProtectedResources(t *testing.T) {
 	}
 	id := f.base + "/client.json"
 	f.serve("/client.json", map[string]any{"client_id": id, "client_name": "Desk host",
-		"redirect_uris": []string{"http://127.0.0.1:3334/callback"}, "grant_types": []string{"authorization_code", "refresh_token"}})
+		"redirect_uris": []string{"http://127.0.0.1:3334/callback"}, "grant_types": []string{"authorization_code", "refresh_token"},
+		"scope": "mcp:composition:nightly offline_access"})
 	c, err := f.hosts.Get(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.ID != id || c.Name != "Desk host" || c.TokenEndpointAuthMethod != clients.None || !c.AllowsGrant(clients.GrantRefreshToken) ||
 		c.AllowsGrant(clients.GrantClientCredentials) || !c.AllowsTool("any/tool") || c.Approval != clients.ApprovalMutating ||
-		!slices.Equal(c.AllowedAudiences, []string{"https://router.example/mcp", "https://second.example/mcp"}) {
+		!slices.Equal(c.AllowedAudiences, []string{"https://router.example/mcp", "https://second.example/mcp"}) ||
+		!slices.Equal(c.Scope, []string{"mcp:composition:nightly", "offline_access"}) {
 		t.Errorf("client = %+v", c)
 	}
 }
@@ -81,6 +83,9 @@ func TestADocumentTypewardRefusesIsNoClient(t *testing.T) {
 		"a name with a control":  {"client_name": "a\x07b"},
 		"an unknown grant":       {"grant_types": []string{"password"}},
 		"refresh without a code": {"grant_types": []string{"refresh_token"}},
+		"an unknown scope":       {"scope": "openid mcp:tool:db_query"},
+		"a scope not its own":    {"scope": "mcp:resources"},
+		"a scope listed twice":   {"scope": "mcp:tool:a mcp:tool:a"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			id := f.base + "/" + url.PathEscape(name)

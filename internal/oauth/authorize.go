@@ -22,11 +22,8 @@ const PathAuthorize = "/oauth2/authorize"
 
 // The scopes of the authorization endpoint besides a client's own.
 const (
-	// ScopeOfflineAccess asks for a refresh token.
-	ScopeOfflineAccess = "offline_access"
-	// ScopeCompositionPrefix names a stored composition: what a host that
-	// cannot send authorization_details (every SDK) asks for.
-	ScopeCompositionPrefix = "mcp:composition:"
+	ScopeOfflineAccess     = clients.ScopeOfflineAccess
+	ScopeCompositionPrefix = clients.ScopeCompositionPrefix
 )
 
 // CodeLifetime is how long an authorization code may be redeemed.
@@ -222,7 +219,8 @@ func validChallenge(c string) bool {
 }
 
 // authorizeScope reads what the host asks for (authorization_details, or
-// scopes naming a stored composition or tools, or nothing), the resource,
+// scopes naming a stored composition or tools, or nothing: the client's
+// registered scope, if any), the resource,
 // and validates the composition as the token endpoint would. A
 // composition that does not validate is kept as the Refusal: the page
 // says why and offers no consent.
@@ -231,9 +229,14 @@ func (s *Service) authorizeScope(ctx context.Context, a *Authorization, q url.Va
 	if err != nil {
 		return err
 	}
-	details := q.Get("authorization_details")
+	details, scope := q.Get("authorization_details"), q.Get("scope")
+	if details == "" && scope == "" {
+		// Nothing asked: what the client registered (RFC 7591 scope), else
+		// a token naming no tool.
+		scope = strings.Join(a.Client.Scope, " ")
+	}
 	var compositions, toolNames []string
-	for _, sc := range strings.Fields(q.Get("scope")) {
+	for _, sc := range strings.Fields(scope) {
 		switch {
 		case sc == ScopeOfflineAccess:
 			a.Refresh = true

@@ -203,6 +203,43 @@ func TestAuthorizeWhatAHostAsksFor(t *testing.T) {
 	}
 }
 
+// A request naming neither scope nor authorization_details asks for the
+// client's registered scope: the consent is for its composition and the
+// token names its tools. A request that names something asks for that.
+func TestAuthorizeUsesTheRegisteredScope(t *testing.T) {
+	f := newCodeFixture(t)
+	ctx := context.Background()
+	q := authQuery("client_id", "scoped-pub", "scope", "")
+	a, err := f.svc.Authorize(ctx, q)
+	if err != nil || a.Details != compositionIDDetails("stored") || len(a.Tools) != 3 || !a.Refresh || a.Refusal != nil {
+		t.Fatalf("nothing asked of a client with a registered scope: %+v, %v", a, err)
+	}
+	if r := a.Request(); r.Consent.Digest == "" || len(r.Consent.Tools) != 3 {
+		t.Errorf("the consent page's request: %+v", r)
+	}
+	back := f.consent(t, q)
+	resp, err := f.redeem("client_id", "scoped-pub", "code", back.Get("code"), "code_verifier", testVerifier, "redirect_uri", pubRedirect)
+	if err != nil {
+		t.Fatalf("redeem: %v", err)
+	}
+	claims, err := f.verifier.Verify(ctx, resp.AccessToken)
+	if err != nil || len(claims.Tools) != 3 || resp.RefreshToken == "" || len(resp.AuthorizationDetails) != 1 {
+		t.Errorf("token: %+v, claims %+v, %v", resp, claims, err)
+	}
+	a, err = f.svc.Authorize(ctx, authQuery("client_id", "scoped-pub", "scope", "mcp:tool:db_query"))
+	if err != nil || len(a.Tools) != 1 || a.Refresh {
+		t.Errorf("a scope asked replaces the registered one: %+v, %v", a, err)
+	}
+	a, err = f.svc.Authorize(ctx, authQuery("client_id", "scoped-pub", "scope", "", "authorization_details", details(exampleDoc(t, "pipeline-valid.json"))))
+	if err != nil || a.Refresh || a.Details == compositionIDDetails("stored") {
+		t.Errorf("authorization_details asked replaces the registered scope: %+v, %v", a, err)
+	}
+	// Without a registered scope, nothing asked is still a token naming no tool.
+	if a, err := f.svc.Authorize(ctx, authQuery("scope", "")); err != nil || a.Details != "" || len(a.Tools) != 0 {
+		t.Errorf("no registered scope: %+v, %v", a, err)
+	}
+}
+
 // The authorization requests of one client are limited (the composition
 // each may validate costs the server, and anyone may send them), in a
 // bucket of their own: past it they go back as temporarily_unavailable,

@@ -65,6 +65,11 @@ var testClients = []clients.Client{
 		GrantTypes:   []string{clients.GrantAuthorizationCode, clients.GrantRefreshToken}},
 	{ID: "careful-pub", TokenEndpointAuthMethod: clients.None, AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud},
 		RedirectURIs: []string{"http://127.0.0.1/cb"}, GrantTypes: []string{clients.GrantAuthorizationCode}, Approval: clients.ApprovalMutating},
+	// scoped-pub registered a scope (RFC 7591): what a request naming
+	// nothing asks for.
+	{ID: "scoped-pub", TokenEndpointAuthMethod: clients.None, AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud},
+		RedirectURIs: []string{"http://127.0.0.1/cb"}, GrantTypes: []string{clients.GrantAuthorizationCode},
+		Scope: []string{"mcp:composition:stored", "offline_access"}},
 }
 
 // countingValidator counts the validations that reach the real validator.

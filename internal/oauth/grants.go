@@ -164,17 +164,15 @@ func decodeCompositionRequest(form url.Values, per string) (compositionRequest, 
 	return req, err
 }
 
-// checkScopes refuses tool scopes and scopes the client is not allowed;
-// a client allowed mcp:resources (mcp:prompts) is allowed any narrowing
-// of it (verify.NarrowedScope).
+// checkScopes refuses tool scopes and scopes the client is not allowed
+// (clients.AllowsScope, narrowings among them).
 func checkScopes(client *clients.Client, scopes []string) error {
 	for _, sc := range scopes {
 		if strings.HasPrefix(sc, verify.ToolScopePrefix) {
 			// Tool scopes exist only as the result of a validation.
 			return badRequest(CodeInvalidScope, "tool scopes come from authorization_details, not from scope: "+truncate(sc, 128))
 		}
-		broad, _, narrowed := verify.NarrowedScope(sc)
-		if !client.AllowsScope(sc) && !(narrowed && client.AllowsScope(broad)) {
+		if !client.AllowsScope(sc) {
 			return badRequest(CodeInvalidScope, "scope not allowed for this client: "+truncate(sc, 128))
 		}
 	}

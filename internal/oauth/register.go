@@ -85,6 +85,7 @@ type RegistrationRequest struct {
 	ApplicationType         string          `json:"application_type"`
 	JWKS                    json.RawMessage `json:"jwks"`
 	JWKSURI                 string          `json:"jwks_uri"`
+	Scope                   string          `json:"scope"`
 }
 
 // RegistrationResponse is the RFC 7591 §3.2.1 answer.
@@ -99,12 +100,13 @@ type RegistrationResponse struct {
 	ResponseTypes           []string `json:"response_types"`
 	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
 	ApplicationType         string   `json:"application_type"`
+	Scope                   string   `json:"scope,omitempty"`
 }
 
 // members are read by their exact names: another member folding like one
 // ("Redirect_URIs") would mean one thing here and another to a peer.
 var registrationMembers = []string{"redirect_uris", "token_endpoint_auth_method", "grant_types", "response_types",
-	"client_name", "application_type", "jwks", "jwks_uri"}
+	"client_name", "application_type", "jwks", "jwks_uri", "scope"}
 
 // Register makes a host from the JSON metadata of body, sent from
 // remoteAddr with the Authorization header authorization. Errors are
@@ -125,7 +127,7 @@ func (s *Registrar) Register(ctx context.Context, body []byte, remoteAddr, autho
 		return nil, err
 	}
 	c, secret, err := hosts.New(hosts.Metadata{Name: req.ClientName, Method: clients.AuthMethod(req.TokenEndpointAuthMethod),
-		JWKS: req.JWKS, RedirectURIs: req.RedirectURIs, GrantTypes: req.GrantTypes}, s.Hasher, s.Issuer, now)
+		JWKS: req.JWKS, RedirectURIs: req.RedirectURIs, GrantTypes: req.GrantTypes, Scope: req.Scope}, s.Hasher, s.Issuer, now)
 	var ve *clients.ValidationError
 	if errors.As(err, &ve) {
 		return nil, metadataError(ve)
@@ -144,7 +146,8 @@ func (s *Registrar) Register(ctx context.Context, body []byte, remoteAddr, autho
 	}
 	out := &RegistrationResponse{ClientID: c.ID, ClientSecret: secret, ClientIDIssuedAt: now.Unix(), ClientName: c.Name,
 		RedirectURIs: c.RedirectURIs, GrantTypes: c.GrantTypes, ResponseTypes: []string{"code"},
-		TokenEndpointAuthMethod: string(c.TokenEndpointAuthMethod), ApplicationType: req.ApplicationType}
+		TokenEndpointAuthMethod: string(c.TokenEndpointAuthMethod), ApplicationType: req.ApplicationType,
+		Scope: strings.Join(c.Scope, " ")}
 	if secret != "" {
 		never := int64(0)
 		out.ClientSecretExpiresAt = &never

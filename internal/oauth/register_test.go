@@ -66,6 +66,15 @@ func TestRegisterAPublicHost(t *testing.T) {
 	if err != nil || c.TokenEndpointAuthMethod != clients.None || len(c.AllowedAudiences) != 0 || !c.AllowsTool("x/y") {
 		t.Fatalf("stored = %+v, %v", c, err)
 	}
+	// The RFC 7591 scope is kept and answered (§3.2.1).
+	resp, err = r.Register(context.Background(), []byte(`{"redirect_uris":["http://127.0.0.1/cb"],"token_endpoint_auth_method":"none",
+		"scope":"mcp:composition:nightly mcp:tool:db_query offline_access"}`), "192.0.2.7:5000", "")
+	if err != nil || resp.Scope != "mcp:composition:nightly mcp:tool:db_query offline_access" {
+		t.Fatalf("with a scope: %+v, %v", resp, err)
+	}
+	if c, err := r.clients.Get(context.Background(), resp.ClientID); err != nil || strings.Join(c.Scope, " ") != resp.Scope {
+		t.Errorf("stored scope: %+v, %v", c, err)
+	}
 	// A confidential host gets its secret once, by RFC 7591's default method.
 	resp, err = r.Register(context.Background(), []byte(`{"client_name":"Server host","redirect_uris":["https://host.example/cb"]}`), "192.0.2.7:5000", "")
 	if err != nil || resp.ClientSecret == "" || resp.TokenEndpointAuthMethod != "client_secret_basic" || resp.ClientSecretExpiresAt == nil {
@@ -88,6 +97,11 @@ func TestRegisterRefusesBadMetadataAndStoresNothing(t *testing.T) {
 		{"an unknown method", `{"redirect_uris":["https://h.example/cb"],"token_endpoint_auth_method":"client_secret_jwt"}`, oauth.CodeInvalidClientMetadata},
 		{"a jwks_uri", `{"redirect_uris":["https://h.example/cb"],"token_endpoint_auth_method":"private_key_jwt","jwks_uri":"https://h.example/jwks"}`, oauth.CodeInvalidClientMetadata},
 		{"a wrong type", `{"redirect_uris":"https://h.example/cb"}`, oauth.CodeInvalidClientMetadata},
+		{"a scope of an unknown form", `{"redirect_uris":["https://h.example/cb"],"scope":"mcp:tool:db_query openid"}`, oauth.CodeInvalidClientMetadata},
+		{"a scope allowed_scopes lacks", `{"redirect_uris":["https://h.example/cb"],"scope":"mcp:resources"}`, oauth.CodeInvalidClientMetadata},
+		{"a scope listed twice", `{"redirect_uris":["https://h.example/cb"],"scope":"offline_access offline_access"}`, oauth.CodeInvalidClientMetadata},
+		{"a scope with two spaces", `{"redirect_uris":["https://h.example/cb"],"scope":"mcp:tool:a  mcp:tool:b"}`, oauth.CodeInvalidClientMetadata},
+		{"a scope that is not a string", `{"redirect_uris":["https://h.example/cb"],"scope":["mcp:tool:a"]}`, oauth.CodeInvalidClientMetadata},
 		{"a control in the name", `{"client_name":"a\u0007","redirect_uris":["https://h.example/cb"]}`, oauth.CodeInvalidClientMetadata},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
