@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -11,6 +12,14 @@ import (
 	"github.com/typeward/typeward/internal/cimd/cimdtest"
 	"github.com/typeward/typeward/internal/server"
 )
+
+// documentServer is an https server for metadata documents under a CA
+// made for the test: the handlers are the mux's.
+func documentServer(t *testing.T) (*cimdtest.CA, *http.ServeMux, *httptest.Server) {
+	ca := cimdtest.NewCA(t)
+	mux := http.NewServeMux()
+	return ca, mux, ca.Server(t, mux)
+}
 
 // TestBadMetadataDocumentsAtTheAuthorizationEndpoint: a client_id whose
 // metadata document typeward will not use (it redirects, is huge, is not
@@ -22,9 +31,7 @@ func TestBadMetadataDocumentsAtTheAuthorizationEndpoint(t *testing.T) {
 	for _, m := range []mode{embedded, database} {
 		t.Run(string(m), func(t *testing.T) {
 			t.Parallel()
-			ca := cimdtest.NewCA(t)
-			mux := http.NewServeMux()
-			docs := ca.Server(t, mux)
+			ca, mux, docs := documentServer(t)
 			doc := func(path, clientID, redirect string) {
 				mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
 					w.Header().Set("Content-Type", "application/json")
