@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -351,6 +352,9 @@ func FuzzRegistration(f *testing.F) {
 		string(jwksJSON(f, jwk(k.ec, "ec"), jwk(k.ed, "ed"))) + `}`))
 	f.Add([]byte(`{"client_name":"j","token_endpoint_auth_method":"private_key_jwt","allowed_scopes":["a"],"jwks":{"keys":[{"kty":"RSA","n":"AQAB","e":"AQAB"}]}}`))
 	f.Add([]byte(`{"client_name":"","allowed_tools":["*","*"],"allowed_audiences":["#"]}`))
+	f.Add([]byte(`{"client_name":"h","token_endpoint_auth_method":"none","redirect_uris":["http://127.0.0.1/cb"],"allowed_tools":["gh/*"],` +
+		`"allowed_scopes":["mcp:resources"],"scope":"mcp:tool:gh/a mcp:composition:x offline_access mcp:resources:docs://"}`))
+	f.Add([]byte(`{"client_name":"h","token_endpoint_auth_method":"none","redirect_uris":["http://127.0.0.1/cb"],"allowed_tools":["*"],"scope":" mcp:tool:a  "}`))
 	h := testHasher(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var reg clients.Registration
@@ -364,8 +368,13 @@ func FuzzRegistration(f *testing.F) {
 			}
 			return
 		}
-		if _, _, err := clients.NewClient(reg, h, time.Now()); err != nil {
+		c, _, err := clients.NewClient(reg, h, time.Now())
+		if err != nil {
 			t.Fatalf("valid registration does not build: %v", err)
+		}
+		// An accepted scope is its values exactly, none empty, none twice.
+		if strings.Join(c.Scope, " ") != reg.Scope || slices.Contains(c.Scope, "") || len(slices.Compact(slices.Sorted(slices.Values(c.Scope)))) != len(c.Scope) {
+			t.Fatalf("scope %q kept as %q", reg.Scope, c.Scope)
 		}
 	})
 }

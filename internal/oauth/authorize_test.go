@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -233,6 +234,11 @@ func TestAuthorizeUsesTheRegisteredScope(t *testing.T) {
 	a, err = f.svc.Authorize(ctx, authQuery("client_id", "scoped-pub", "scope", "", "authorization_details", details(exampleDoc(t, "pipeline-valid.json"))))
 	if err != nil || a.Refresh || a.Details == compositionIDDetails("stored") {
 		t.Errorf("authorization_details asked replaces the registered scope: %+v, %v", a, err)
+	}
+	// An allowed mcp:resources admits its narrowings here as at the token endpoint.
+	a, err = f.svc.Authorize(ctx, authQuery("client_id", "scoped-pub", "scope", "mcp:resources:docs:// mcp:tool:db_query"))
+	if err != nil || !slices.Equal(a.Scopes, []string{"mcp:resources:docs://"}) || len(a.Tools) != 1 {
+		t.Errorf("a narrowing of an allowed mcp:resources: %+v, %v", a, err)
 	}
 	// Without a registered scope, nothing asked is still a token naming no tool.
 	if a, err := f.svc.Authorize(ctx, authQuery("scope", "")); err != nil || a.Details != "" || len(a.Tools) != 0 {

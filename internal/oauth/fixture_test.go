@@ -69,7 +69,7 @@ var testClients = []clients.Client{
 	// nothing asks for.
 	{ID: "scoped-pub", TokenEndpointAuthMethod: clients.None, AllowedTools: []string{"*"}, AllowedAudiences: []string{routerAud},
 		RedirectURIs: []string{"http://127.0.0.1/cb"}, GrantTypes: []string{clients.GrantAuthorizationCode},
-		Scope: []string{"mcp:composition:stored", "offline_access"}},
+		AllowedScopes: []string{verify.ScopeResources}, Scope: []string{"mcp:composition:stored", "offline_access"}},
 }
 
 // countingValidator counts the validations that reach the real validator.
