@@ -169,47 +169,12 @@ func (sc *scanner) member() error {
 	sc.i++
 	top := &sc.stack[len(sc.stack)-1]
 	for _, n := range sc.names[top.first:] {
-		if foldEqual(n, name) {
+		if strictjson.FoldEqual(n, name) {
 			return fmt.Errorf("member %q appears twice in an object", name)
 		}
 	}
 	sc.names = append(sc.names, name)
 	return nil
-}
-
-// foldEqual reports two names whose strictjson.FoldKey is the same:
-// ASCII names are compared case-insensitively in place (FoldKey upper-
-// cases them), others by their keys (an ASCII k and a Kelvin sign fold
-// alike).
-func foldEqual(a, b []byte) bool {
-	if !asciiOnly(a) || !asciiOnly(b) {
-		return strictjson.FoldKey(string(a)) == strictjson.FoldKey(string(b))
-	}
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := a[i], b[i]
-		if 'a' <= x && x <= 'z' {
-			x -= 'a' - 'A'
-		}
-		if 'a' <= y && y <= 'z' {
-			y -= 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
-}
-
-func asciiOnly(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 // str reads a string at sc.i, refusing control characters, bad escapes

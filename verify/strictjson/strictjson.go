@@ -35,9 +35,34 @@ func FoldKey(s string) string {
 	}, s)
 }
 
-func ascii(s string) bool {
+func ascii[T string | []byte](s T) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// FoldEqual reports FoldKey(a) == FoldKey(b) without building either key
+// when both are ASCII (compared upper-cased in place): a reader checking
+// every member name allocates nothing for them.
+func FoldEqual[T string | []byte](a, b T) bool {
+	if !ascii(a) || !ascii(b) {
+		return FoldKey(string(a)) == FoldKey(string(b))
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'a' <= x && x <= 'z' {
+			x -= 'a' - 'A'
+		}
+		if 'a' <= y && y <= 'z' {
+			y -= 'a' - 'A'
+		}
+		if x != y {
 			return false
 		}
 	}
@@ -104,7 +129,7 @@ func Member(obj map[string]json.RawMessage, name string) (json.RawMessage, bool)
 func Exact(obj map[string]json.RawMessage, names ...string) error {
 	for n := range obj {
 		for _, k := range names {
-			if n != k && FoldKey(n) == FoldKey(k) {
+			if n != k && FoldEqual(n, k) {
 				return fmt.Errorf("member %q, not %q", n, k)
 			}
 		}

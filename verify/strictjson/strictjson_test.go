@@ -60,3 +60,24 @@ func TestFoldKeyASCII(t *testing.T) {
 		t.Error("k, s or a name folds apart from its orbit")
 	}
 }
+
+// FoldEqual is FoldKey's equality, for every pair of ASCII runes and for
+// names mixing ASCII with the runes folding into it.
+func TestFoldEqual(t *testing.T) {
+	for a := rune(0); a < 0x80; a++ {
+		for b := rune(0); b < 0x80; b++ {
+			if got, want := FoldEqual(string(a), string(b)), FoldKey(string(a)) == FoldKey(string(b)); got != want {
+				t.Errorf("FoldEqual(%q, %q) = %v, want %v", a, b, got, want)
+			}
+		}
+	}
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{{"name", "NAME", true}, {"name", "names", false}, {"k", "\u212a", true}, {"S", "\u017f", true},
+		{"\u00e9", "\u00c9", true}, {"\u00e9", "e", false}, {"", "", true}, {"a", "", false}} {
+		if FoldEqual(c.a, c.b) != c.want || FoldEqual([]byte(c.a), []byte(c.b)) != c.want {
+			t.Errorf("FoldEqual(%q, %q) != %v", c.a, c.b, c.want)
+		}
+	}
+}
