@@ -256,7 +256,7 @@ func (s *Service) revokeIssued(ctx context.Context, jti string, jtiExpires time.
 }
 
 // familyAccessTokens are the access tokens of a family: the latest, kept
-// on the family (all that a family from before migration 0023 records),
+// on the family (all that a family from before migration 0024 records),
 // and the one each of its refresh tokens was issued with. Read after the
 // family is revoked, so no rotation adds one unseen.
 func (s *Service) familyAccessTokens(ctx context.Context, id string, now time.Time) ([]grant.Issued, error) {
