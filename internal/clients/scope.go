@@ -66,6 +66,23 @@ func (r *Registration) validateRegisteredScope(add func(string, string, ...any))
 	}
 }
 
+// GrantableScope is the part of a self-registered host's RFC 7591 scope
+// it may ask for: each value of a form the authorization endpoint accepts
+// from this registration, once, in order, at most maxScopeValues. A host
+// publishes one scope for every server it talks to (openid, another
+// server's names), so the others are dropped rather than the host refused,
+// as RFC 7591 §3.2.1 lets a server replace a requested value; the
+// registration answer and the consent page show what was kept.
+func (r *Registration) GrantableScope(scope string) string {
+	var kept []string
+	for _, v := range strings.Fields(scope) {
+		if len(kept) < maxScopeValues && r.checkScopeValue(v) == nil && !slices.Contains(kept, v) {
+			kept = append(kept, v)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
 // checkScopeValue says why v is not a scope the client may ask for.
 func (r *Registration) checkScopeValue(v string) error {
 	if v == "" {

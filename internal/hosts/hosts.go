@@ -113,12 +113,13 @@ var grants = []string{clients.GrantAuthorizationCode, clients.GrantRefreshToken}
 func New(m Metadata, h *clients.Hasher, issuer string, now time.Time) (*clients.Client, string, error) {
 	r := clients.Registration{
 		ClientName: m.Name, TokenEndpointAuthMethod: m.Method, JWKS: m.JWKS,
-		RedirectURIs: slices.Clone(m.RedirectURIs), GrantTypes: slices.Clone(m.GrantTypes), Scope: m.Scope,
+		RedirectURIs: slices.Clone(m.RedirectURIs), GrantTypes: slices.Clone(m.GrantTypes),
 		AllowedTools: slices.Clone(hostTools), Approval: hostApproval, Issuer: issuer,
 	}
 	if len(r.GrantTypes) == 0 {
 		r.GrantTypes = []string{clients.GrantAuthorizationCode}
 	}
+	r.Scope = r.GrantableScope(m.Scope)
 	var ps []clients.Problem
 	for i, g := range r.GrantTypes {
 		if !slices.Contains(grants, g) {

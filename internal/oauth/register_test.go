@@ -75,6 +75,16 @@ func TestRegisterAPublicHost(t *testing.T) {
 	if c, err := r.clients.Get(context.Background(), resp.ClientID); err != nil || strings.Join(c.Scope, " ") != resp.Scope {
 		t.Errorf("stored scope: %+v, %v", c, err)
 	}
+	// Values it may not ask for are dropped, not the host refused (RFC 7591
+	// §3.2.1: the server may replace them; the answer says what was kept).
+	resp, err = r.Register(context.Background(), []byte(`{"redirect_uris":["http://127.0.0.1/cb"],"token_endpoint_auth_method":"none",
+		"scope":"openid mcp:tool:db_query  mcp:resources mcp:tool:db_query"}`), "192.0.2.7:5000", "")
+	if err != nil || resp.Scope != "mcp:tool:db_query" {
+		t.Fatalf("with scope values it may not ask for: %+v, %v", resp, err)
+	}
+	if c, err := r.clients.Get(context.Background(), resp.ClientID); err != nil || strings.Join(c.Scope, " ") != "mcp:tool:db_query" {
+		t.Errorf("stored scope: %+v, %v", c, err)
+	}
 	// A confidential host gets its secret once, by RFC 7591's default method.
 	resp, err = r.Register(context.Background(), []byte(`{"client_name":"Server host","redirect_uris":["https://host.example/cb"]}`), "192.0.2.7:5000", "")
 	if err != nil || resp.ClientSecret == "" || resp.TokenEndpointAuthMethod != "client_secret_basic" || resp.ClientSecretExpiresAt == nil {
@@ -97,10 +107,6 @@ func TestRegisterRefusesBadMetadataAndStoresNothing(t *testing.T) {
 		{"an unknown method", `{"redirect_uris":["https://h.example/cb"],"token_endpoint_auth_method":"client_secret_jwt"}`, oauth.CodeInvalidClientMetadata},
 		{"a jwks_uri", `{"redirect_uris":["https://h.example/cb"],"token_endpoint_auth_method":"private_key_jwt","jwks_uri":"https://h.example/jwks"}`, oauth.CodeInvalidClientMetadata},
 		{"a wrong type", `{"redirect_uris":"https://h.example/cb"}`, oauth.CodeInvalidClientMetadata},
-		{"a scope of an unknown form", `{"redirect_uris":["https://h.example/cb"],"scope":"mcp:tool:db_query openid"}`, oauth.CodeInvalidClientMetadata},
-		{"a scope allowed_scopes lacks", `{"redirect_uris":["https://h.example/cb"],"scope":"mcp:resources"}`, oauth.CodeInvalidClientMetadata},
-		{"a scope listed twice", `{"redirect_uris":["https://h.example/cb"],"scope":"offline_access offline_access"}`, oauth.CodeInvalidClientMetadata},
-		{"a scope with two spaces", `{"redirect_uris":["https://h.example/cb"],"scope":"mcp:tool:a  mcp:tool:b"}`, oauth.CodeInvalidClientMetadata},
 		{"a scope that is not a string", `{"redirect_uris":["https://h.example/cb"],"scope":["mcp:tool:a"]}`, oauth.CodeInvalidClientMetadata},
 		{"a control in the name", `{"client_name":"a\u0007","redirect_uris":["https://h.example/cb"]}`, oauth.CodeInvalidClientMetadata},
 	} {
