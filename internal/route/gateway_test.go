@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -295,4 +296,29 @@ func settles(t *testing.T, e *env, name string, want float64) {
 		}
 	}
 	t.Errorf("%s = %v, want %v", name, got, want)
+}
+
+// Concurrent calls reuse the router's connections to the upstream: its
+// default transport keeps as many idle as --max-in-flight allows, not
+// net/http's two per host, which closed the rest after every answer and
+// dialled again for the next call.
+func TestUpstreamConnectionsReused(t *testing.T) {
+	e := startEnv(t, nil)
+	tok := e.compositionToken(t, e.resource, `{"nodes":[{"id":"n","tool":"sum_ints"}],"edges":[]}`)
+	const callers, rounds = 8, 5
+	for range rounds {
+		var wg sync.WaitGroup
+		for range callers {
+			wg.Go(func() {
+				if status, _, body, err := e.call(tok, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); err != nil || status != http.StatusOK {
+					t.Errorf("ping: %d %s %v", status, body, err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	// One per caller at most, and the router's own listing.
+	if n := e.up.conns.Load(); n > callers+1 {
+		t.Errorf("%d calls in %d rounds of %d opened %d connections to the upstream, want at most %d", callers*rounds, rounds, callers, n, callers+1)
+	}
 }

@@ -47,6 +47,7 @@ type upstream struct {
 	schemas     map[string][2]string      // tool -> input, output (from examples/registry.json)
 	override    atomic.Pointer[[2]string] // db_query's schemas, when changed
 	requests    atomic.Int32
+	conns       atomic.Int32 // connections the router opened to it
 	// forge, when set, answers a request itself (a hostile upstream): it
 	// gets the HTTP method and the body's JSON-RPC method and id, and
 	// returns ok false to let the go-sdk server answer.
@@ -215,7 +216,11 @@ func startUpstream(t testing.TB, opts *mcp.StreamableHTTPOptions) *upstream {
 			}
 		}
 		h.ServeHTTP(w, r)
-	})}
+	}), ConnState: func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			u.conns.Add(1)
+		}
+	}}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	u.url = "http://" + ln.Addr().String() + "/mcp"

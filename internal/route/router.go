@@ -67,6 +67,14 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	// wherever the upstream names, from the router's place in the network.
 	upClient := *cfg.HTTPClient
 	upClient.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	if upClient.Transport == nil {
+		// net/http's default keeps two idle connections per host: past two
+		// calls at once, it closed the others after each answer and dialled
+		// again for the next call. Every exchange slot may keep one.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = cfg.MaxInFlight
+		upClient.Transport = t
+	}
 	rt.upClient = &upClient
 	rt.schemas = newSchemaCache(cfg.HTTPClient, cfg.RegistryURL, cfg.SchemaCacheBytes)
 	rt.limit = newLimiter(cfg.MaxInFlight, cfg.MaxStreams, cfg.MaxBufferedBytes)
