@@ -11,7 +11,7 @@ import (
 // Bounds of a client's redirect URIs.
 const (
 	maxRedirectURIs   = 20
-	maxRedirectURILen = 2048
+	MaxRedirectURILen = 2048
 )
 
 // ValidateRedirectURI accepts what OAuth 2.1 §2.3.1 and RFC 8252 allow a
@@ -21,8 +21,8 @@ const (
 // fragment (OAuth 2.1 §2.3), never user information (which makes a URI
 // read as another host), at most 2048 bytes.
 func ValidateRedirectURI(s string) error {
-	if len(s) > maxRedirectURILen {
-		return fmt.Errorf("is longer than %d characters", maxRedirectURILen)
+	if len(s) > MaxRedirectURILen {
+		return fmt.Errorf("is longer than %d characters", MaxRedirectURILen)
 	}
 	if i := strings.IndexFunc(s, func(r rune) bool { return r <= ' ' || r >= 0x7f }); i >= 0 {
 		// A URI is printable ASCII (RFC 3986 §2): anything else, a bidi

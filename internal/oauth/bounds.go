@@ -24,6 +24,9 @@ var paramBounds = map[string]int{
 	"authorization_details":          MaxAuthorizationDetailsBytes,
 	"token":                          MaxTokenBytes,
 	"token_type_hint":                64,
+	// Every redirect URI a client may register must fit: at 1 KiB, one of
+	// 1025 to 2048 bytes registered but could never be used.
+	"redirect_uri": clients.MaxRedirectURILen,
 }
 
 // MaxTokenBytes bounds a token presented for introspection, revocation or

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/typeward/typeward/internal/clients"
 )
 
 // TestEveryParameterIsBounded: each known parameter one byte over its
@@ -33,6 +35,12 @@ func TestEveryParameterIsBounded(t *testing.T) {
 		if err := checkForm(form(name, strings.Repeat("a", limit))); err != nil {
 			t.Errorf("%s at its bound: %v", name, err)
 		}
+	}
+	// A redirect URI as long as a client may register passes the check
+	// (the authorization and token endpoints read it): before, one over
+	// 1 KiB was registered and then refused at every use.
+	if err := checkForm(form("redirect_uri", strings.Repeat("a", clients.MaxRedirectURILen))); err != nil {
+		t.Errorf("a redirect URI of the length a client may register: %v", err)
 	}
 	if err := checkForm(form("x-extension", strings.Repeat("a", maxOtherParamSize+1))); err == nil {
 		t.Error("an unknown parameter over its bound passed")
